@@ -1,0 +1,42 @@
+"""The one exception type for mistakes a user can make.
+
+Every message names where the problem is (file, line, key or field) and what would fix it.
+The CLI turns a UserError into a one-line message on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+
+class UserError(Exception):
+    """A problem in user input: a file, a name, a schedule or a command line."""
+
+    def __init__(self, message: str, *, where: str | None = None, fix: str | None = None):
+        self.where = where
+        self.fix = fix
+        self.bare_message = message
+        text = f"{where}: {message}" if where else message
+        if fix:
+            text = f"{text} ({fix})"
+        super().__init__(text)
+
+
+class ProgramError(UserError):
+    """A tensor program (programs/*.toml) is malformed."""
+
+
+class ScheduleError(UserError):
+    """A schedule breaks a legality rule; `field` names the schedule key at fault."""
+
+    def __init__(self, message: str, *, field: str, rule: str, where: str | None = None,
+                 fix: str | None = None):
+        self.field = field
+        self.rule = rule
+        super().__init__(f"{field}: {message} [rule: {rule}]", where=where, fix=fix)
+
+
+class DataError(UserError):
+    """A data file is missing, malformed, or does not fit the program."""
+
+
+class HardwareError(UserError):
+    """A hardware description file is malformed."""

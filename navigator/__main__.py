@@ -1,0 +1,3 @@
+from navigator.cli import main
+
+raise SystemExit(main())
