@@ -1,0 +1,166 @@
+"""Symbolic cost estimate: FLOPs, bytes, operational intensity and roofline class.
+
+The model (docs/cost-model.md has the derivation and a worked example):
+
+* A region runs as one loop nest over its dataflow order. Each op sits at the depth of its
+  innermost own variable, so it runs once per point of the loop prefix down to that depth.
+  Variables of other ops that sit above it multiply its work: that is recomputation.
+* A prefix's point count is the product of its extents, thinned by every sparse operand whose
+  compressed level lies in the prefix (its stored fraction over the levels in the prefix),
+  assuming independent sparsity patterns.
+* An operand is read from memory once if it fits the on-chip buffer; otherwise once per time
+  the loop nest revisits its stored elements. Region results are written once, and
+  intermediates that cross a region boundary are written by one region and read by the next.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fuseflow.binding import Binding
+from fuseflow.hardware import Hardware
+from fuseflow.ir import Operand, Program, Region, unify_region
+from fuseflow.schedule import RegionSchedule, Schedule
+
+
+@dataclass
+class OpCost:
+    op: str
+    points: float          # executions of the op's body
+    flops: float
+    recompute: float       # points relative to the op alone in its own region
+
+
+@dataclass
+class RegionCost:
+    ops: tuple[str, ...]
+    order: tuple[str, ...]
+    flops: float
+    bytes_read: float
+    bytes_written: float
+    op_costs: list[OpCost] = field(default_factory=list)
+
+    @property
+    def bytes(self) -> float:
+        return self.bytes_read + self.bytes_written
+
+
+@dataclass
+class ScheduleCost:
+    regions: list[RegionCost]
+    hardware: Hardware
+
+    @property
+    def flops(self) -> float:
+        return sum(r.flops for r in self.regions)
+
+    @property
+    def bytes(self) -> float:
+        return sum(r.bytes for r in self.regions)
+
+    @property
+    def intensity(self) -> float:
+        return self.flops / self.bytes if self.bytes else float("inf")
+
+    @property
+    def roofline(self) -> str:
+        return "compute-bound" if self.intensity >= self.hardware.ridge_intensity else "memory-bound"
+
+    @property
+    def roofline_cycles(self) -> float:
+        """Cycles the roofline allows: the slower of compute and memory, region by region."""
+        hw = self.hardware
+        return sum(max(r.flops / hw.peak_ops_per_cycle, r.bytes / hw.memory_bytes_per_cycle)
+                   for r in self.regions)
+
+    def to_dict(self) -> dict:
+        return {
+            "flops": self.flops,
+            "bytes": self.bytes,
+            "intensity": self.intensity,
+            "roofline": self.roofline,
+            "roofline_cycles": self.roofline_cycles,
+            "regions": [
+                {"ops": list(r.ops), "order": " ".join(r.order), "flops": r.flops,
+                 "bytes_read": r.bytes_read, "bytes_written": r.bytes_written,
+                 "recompute": {c.op: c.recompute for c in r.op_costs}}
+                for r in self.regions
+            ],
+        }
+
+
+def stored_bytes(program: Program, binding: Binding, tensor: str, hw: Hardware) -> float:
+    decl = program.tensors[tensor]
+    counts = binding.stats[tensor].level_counts
+    total = float(counts[-1] if counts else 1) * hw.value_bytes
+    parent = 1
+    for fmt, count in zip(decl.formats, counts):
+        if fmt == "compressed":
+            total += (parent + 1) * hw.index_bytes + count * hw.index_bytes
+        parent = count
+    return total
+
+
+class _PrefixCounter:
+    """Point counts of loop prefixes of one region under one binding."""
+
+    def __init__(self, program: Program, binding: Binding, region: Region):
+        self.extent = {v: binding.extent(d) for v, d in region.var_dims.items()}
+        self.sparse: list[tuple[Operand, tuple[int, ...], tuple[int, ...]]] = []
+        for operand in region.operands:
+            if "compressed" in operand.formats:
+                decl = program.tensors[operand.tensor]
+                sizes = tuple(binding.extent(d) for d in decl.dims)
+                self.sparse.append((operand, sizes, binding.stats[operand.tensor].level_counts))
+
+    def points(self, prefix: set[str]) -> float:
+        total = 1.0
+        for var in prefix:
+            total *= self.extent[var]
+        for operand, sizes, counts in self.sparse:
+            depth = 0
+            while depth < len(operand.vars) and operand.vars[depth] in prefix:
+                depth += 1
+            if depth and "compressed" in operand.formats[:depth]:
+                dense_points = 1.0
+                for size in sizes[:depth]:
+                    dense_points *= size
+                total *= counts[depth - 1] / dense_points
+        return total
+
+
+def region_cost(program: Program, binding: Binding, region: Region, order: tuple[str, ...],
+                hw: Hardware) -> RegionCost:
+    position = {v: i for i, v in enumerate(order)}
+    counter = _PrefixCounter(program, binding, region)
+    op_costs = []
+    for name in region.ops:
+        op = program.op_by_name[name]
+        own = region.op_region_vars(name)
+        depth = max(position[v] for v in own)
+        points = counter.points(set(order[: depth + 1]))
+        alone = _PrefixCounter(program, binding, unify_region(program, (name,)))
+        alone_points = alone.points(set(unify_region(program, (name,)).vars))
+        op_costs.append(OpCost(name, points, points * op.flops_per_point,
+                               points / alone_points if alone_points else 1.0))
+    bytes_read = 0.0
+    for operand in region.operands:
+        size = stored_bytes(program, binding, operand.tensor, hw)
+        if size <= hw.onchip_buffer_bytes:
+            bytes_read += size
+            continue
+        deepest = max(position[v] for v in operand.vars) if operand.vars else -1
+        visits = counter.points(set(order[: deepest + 1]))
+        stored = binding.stats[operand.tensor].stored
+        bytes_read += size * max(1.0, visits / stored if stored else 1.0)
+    bytes_written = sum(stored_bytes(program, binding, r.tensor, hw) for r in region.results)
+    return RegionCost(region.ops, order, sum(c.flops for c in op_costs), bytes_read, bytes_written, op_costs)
+
+
+def schedule_cost(program: Program, binding: Binding, schedule: Schedule, hw: Hardware) -> ScheduleCost:
+    return ScheduleCost([region_cost(program, binding, unify_region(program, rs.ops), rs.order, hw)
+                         for rs in schedule.regions], hw)
+
+
+def region_schedule_cost(program: Program, binding: Binding, rs: RegionSchedule, hw: Hardware) -> RegionCost:
+    return region_cost(program, binding, unify_region(program, rs.ops), rs.order, hw)

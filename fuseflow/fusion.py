@@ -1,0 +1,130 @@
+"""Legal fusion groupings: partitions of the op graph into fused regions.
+
+A grouping is legal when every region
+  * is weakly connected in the op graph,
+  * is convex: no path leaves the region and comes back into it,
+  * unifies: fusing does not identify two different index variables of one op,
+and the regions, contracted, still form an acyclic graph (so they can run one after another).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import lru_cache
+
+import networkx as nx
+
+from fuseflow.ir import Program, UnificationError, unify_region
+
+Grouping = tuple[tuple[str, ...], ...]
+
+
+def region_problem(program: Program, group: tuple[str, ...] | list[str]) -> str | None:
+    """Why a set of ops cannot be one fused region, or None when it can."""
+    members = set(group)
+    unknown = members - set(program.op_by_name)
+    if unknown:
+        return f"unknown op(s) {', '.join(sorted(unknown))}"
+    if not members:
+        return "a region must hold at least one op"
+    sub = program.graph.subgraph(members)
+    if not nx.is_weakly_connected(sub):
+        return f"ops {sorted(members)} are not connected"
+    # Convex: no node outside the group lies on a path between two members.
+    outside_reachable = set()
+    for node in members:
+        for succ in program.graph.successors(node):
+            if succ not in members:
+                outside_reachable |= {succ} | nx.descendants(program.graph, succ)
+    if outside_reachable & members:
+        return f"ops {sorted(members)} are not convex: a path leaves the region and re-enters it"
+    try:
+        unify_region(program, tuple(group))
+    except UnificationError as exc:
+        return str(exc)
+    return None
+
+
+def grouping_problem(program: Program, grouping) -> str | None:
+    """Why a grouping is illegal, or None when it is legal."""
+    seen: dict[str, int] = {}
+    for index, group in enumerate(grouping):
+        for op in group:
+            if op not in program.op_by_name:
+                return f"unknown op {op!r} in group {index}"
+            if op in seen:
+                return f"op {op!r} appears in groups {seen[op]} and {index}"
+            seen[op] = index
+    missing = [op.name for op in program.ops if op.name not in seen]
+    if missing:
+        return f"op(s) {', '.join(missing)} belong to no group"
+    for index, group in enumerate(grouping):
+        problem = region_problem(program, tuple(group))
+        if problem:
+            return f"group {index}: {problem}"
+    quotient = nx.DiGraph()
+    quotient.add_nodes_from(range(len(grouping)))
+    for a, b in program.graph.edges:
+        if seen[a] != seen[b]:
+            quotient.add_edge(seen[a], seen[b])
+    if not nx.is_directed_acyclic_graph(quotient):
+        return "the groups depend on each other in a cycle, so no region can run first"
+    return None
+
+
+def canonical(program: Program, grouping) -> Grouping:
+    """Groups with ops in program order, groups ordered by their first op."""
+    index = {op.name: i for i, op in enumerate(program.ops)}
+    groups = [tuple(sorted(group, key=index.__getitem__)) for group in grouping]
+    return tuple(sorted(groups, key=lambda g: index[g[0]]))
+
+
+def legal_groupings(program: Program) -> Iterator[Grouping]:
+    """Every legal grouping, each once, in canonical form."""
+    names = [op.name for op in program.ops]
+    legal_region = _legal_region_cache(program)
+
+    def extend(remaining: tuple[str, ...], groups: list[tuple[str, ...]]) -> Iterator[Grouping]:
+        if not remaining:
+            grouping = tuple(groups)
+            if grouping_problem_quotient(program, grouping) is None:
+                yield grouping
+            return
+        first, rest = remaining[0], remaining[1:]
+        # The group holding the first remaining op: that op plus any subset of the rest.
+        for mask in range(1 << len(rest)):
+            group = (first,) + tuple(op for bit, op in enumerate(rest) if mask >> bit & 1)
+            if legal_region(group):
+                left = tuple(op for op in rest if op not in group)
+                yield from extend(left, groups + [group])
+
+    yield from extend(tuple(names), [])
+
+
+def grouping_problem_quotient(program: Program, grouping: Grouping) -> str | None:
+    where = {op: i for i, group in enumerate(grouping) for op in group}
+    quotient = nx.DiGraph()
+    quotient.add_nodes_from(range(len(grouping)))
+    quotient.add_edges_from((where[a], where[b]) for a, b in program.graph.edges if where[a] != where[b])
+    return None if nx.is_directed_acyclic_graph(quotient) else "cyclic"
+
+
+def _legal_region_cache(program: Program):
+    @lru_cache(maxsize=None)
+    def legal(group: tuple[str, ...]) -> bool:
+        return region_problem(program, group) is None
+    return legal
+
+
+def count_groupings(program: Program) -> int:
+    return sum(1 for _ in legal_groupings(program))
+
+
+def unfused(program: Program) -> Grouping:
+    return tuple((op.name,) for op in program.ops)
+
+
+def fully_fused(program: Program) -> Grouping | None:
+    """All ops in one region, or None when that region is illegal."""
+    group = tuple(op.name for op in program.ops)
+    return (group,) if region_problem(program, group) is None else None

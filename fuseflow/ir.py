@@ -1,0 +1,269 @@
+"""The program IR: dimensions, tensors with per-level formats, ops, and the op graph.
+
+An op is one statement with its own local index names. When ops are fused into a region,
+`unify_region` merges the index variables along every producer/consumer edge inside the
+region, so that the region has one set of loop variables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import networkx as nx
+
+from fuseflow.expr import Access, Expr, Statement, accesses, flops_per_point
+
+DENSE = "dense"
+COMPRESSED = "compressed"
+FORMATS = (DENSE, COMPRESSED)
+REDUCTIONS = ("sum", "max")
+
+
+@dataclass(frozen=True)
+class TensorDecl:
+    name: str
+    dims: tuple[str, ...]            # dimension names, in storage order
+    formats: tuple[str, ...]         # one of FORMATS per level, in storage order
+    source: str | None               # where an input's data comes from; None for computed tensors
+    density: float | None = None     # expected fraction of stored nonzeros (sparse random sources)
+    block: int | None = None         # block edge of a block-sparse source
+    line: int | None = None
+
+    @property
+    def is_sparse(self) -> bool:
+        return COMPRESSED in self.formats
+
+    @property
+    def order(self) -> int:
+        return len(self.dims)
+
+
+@dataclass(frozen=True)
+class Op:
+    name: str
+    statement: Statement
+    reduce: str = "sum"
+    line: int | None = None
+
+    @property
+    def output(self) -> Access:
+        return self.statement.output
+
+    @property
+    def expr(self) -> Expr:
+        return self.statement.expr
+
+    @property
+    def inputs(self) -> list[Access]:
+        return accesses(self.statement.expr)
+
+    @property
+    def output_vars(self) -> tuple[str, ...]:
+        return self.output.indices
+
+    @cached_property
+    def reduction_vars(self) -> tuple[str, ...]:
+        seen: list[str] = []
+        for access in self.inputs:
+            for var in access.indices:
+                if var not in self.output.indices and var not in seen:
+                    seen.append(var)
+        return tuple(seen)
+
+    @property
+    def vars(self) -> tuple[str, ...]:
+        return self.output_vars + self.reduction_vars
+
+    @property
+    def flops_per_point(self) -> int:
+        # one accumulate per point when the op reduces
+        return flops_per_point(self.expr) + (1 if self.reduction_vars else 0)
+
+
+@dataclass
+class DataSpec:
+    """A program's default data: a graph preset plus preprocessing."""
+
+    preset: str | None = None
+    symmetrize: bool = False
+    self_loops: bool = False
+    normalize: str = "none"
+    seed: int = 0
+
+
+@dataclass
+class Program:
+    name: str
+    description: str
+    dims: dict[str, int | str]       # extent, or a data binding such as "graph.vertices"
+    tensors: dict[str, TensorDecl]
+    ops: list[Op]
+    data: DataSpec = field(default_factory=DataSpec)
+    path: str | None = None
+
+    @cached_property
+    def op_by_name(self) -> dict[str, Op]:
+        return {op.name: op for op in self.ops}
+
+    @cached_property
+    def producer(self) -> dict[str, str]:
+        """Tensor name -> the op that computes it."""
+        return {op.output.tensor: op.name for op in self.ops}
+
+    @property
+    def input_tensors(self) -> list[str]:
+        return [name for name, decl in self.tensors.items() if decl.source is not None]
+
+    @property
+    def output_tensors(self) -> list[str]:
+        """Computed tensors that no op consumes: the program's results."""
+        consumed = {a.tensor for op in self.ops for a in op.inputs}
+        return [op.output.tensor for op in self.ops if op.output.tensor not in consumed]
+
+    @cached_property
+    def graph(self) -> nx.DiGraph:
+        """Op graph: an edge producer -> consumer, labelled with the tensor passed."""
+        graph = nx.DiGraph()
+        for op in self.ops:
+            graph.add_node(op.name)
+        for op in self.ops:
+            for access in op.inputs:
+                source = self.producer.get(access.tensor)
+                if source is not None:
+                    tensors = graph.edges[source, op.name]["tensors"] if graph.has_edge(source, op.name) else []
+                    graph.add_edge(source, op.name, tensors=sorted(set(tensors) | {access.tensor}))
+        return graph
+
+    def op_index(self, name: str) -> int:
+        return [op.name for op in self.ops].index(name)
+
+    def var_dim(self, op: Op, var: str) -> str:
+        """The dimension an op's local index variable ranges over."""
+        for access in [op.output, *op.inputs]:
+            if var in access.indices:
+                return self.tensors[access.tensor].dims[access.indices.index(var)]
+        raise KeyError(var)
+
+
+@dataclass(frozen=True)
+class Operand:
+    """A tensor a region reads from memory, with its levels named by region variables."""
+
+    tensor: str
+    vars: tuple[str, ...]            # region variable of each storage level
+    formats: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Region:
+    """A fused group of ops with unified loop variables."""
+
+    ops: tuple[str, ...]                         # in program order
+    vars: tuple[str, ...]                        # canonical order: first appearance
+    var_dims: dict[str, str]                     # region variable -> dimension name
+    op_vars: dict[str, dict[str, str]]           # op -> (local variable -> region variable)
+    operands: tuple[Operand, ...]                # tensors read from memory
+    results: tuple[Operand, ...]                 # tensors written to memory
+
+    def alias(self, var: str) -> str:
+        """FuseFlow-style positional name `i<N>` of a region variable."""
+        return f"i{self.vars.index(var)}"
+
+    def resolve(self, name: str) -> str | None:
+        """Accept a region variable by name or by its `i<N>` alias."""
+        if name in self.vars:
+            return name
+        if name.startswith("i") and name[1:].isdigit() and int(name[1:]) < len(self.vars):
+            return self.vars[int(name[1:])]
+        return None
+
+    def op_region_vars(self, op: str) -> set[str]:
+        return set(self.op_vars[op].values())
+
+    def compressed_vars(self) -> set[str]:
+        """Variables some operand stores at a compressed level: their levels iterate fibers."""
+        return {v for o in self.operands for v, f in zip(o.vars, o.formats) if f == "compressed"}
+
+
+class UnificationError(ValueError):
+    """Fusing these ops would identify two different index variables of one op."""
+
+
+def unify_region(program: Program, ops: list[str] | tuple[str, ...]) -> Region:
+    """Merge index variables along producer/consumer edges inside the group of ops."""
+    members = [op.name for op in program.ops if op.name in set(ops)]
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def find(key: tuple[str, str]) -> tuple[str, str]:
+        while parent.setdefault(key, key) != key:
+            parent[key] = parent[parent[key]]
+            key = parent[key]
+        return key
+
+    for name in members:
+        for var in program.op_by_name[name].vars:
+            find((name, var))
+    for name in members:
+        op = program.op_by_name[name]
+        for access in op.inputs:
+            source = program.producer.get(access.tensor)
+            if source in members:
+                out_vars = program.op_by_name[source].output_vars
+                for produced, consumed in zip(out_vars, access.indices):
+                    a, b = find((source, produced)), find((name, consumed))
+                    if a != b:
+                        parent[a] = b
+    # One op's distinct variables must stay distinct, or fusion changed the computation.
+    for name in members:
+        op = program.op_by_name[name]
+        roots = [find((name, v)) for v in op.vars]
+        if len(set(roots)) != len(roots):
+            raise UnificationError(
+                f"fusing would merge two index variables of op {name!r} "
+                f"(it reads a fused intermediate at two different index points)")
+
+    names: dict[tuple[str, str], str] = {}
+    used: set[str] = set()
+    region_vars: list[str] = []
+    op_vars: dict[str, dict[str, str]] = {}
+    var_dims: dict[str, str] = {}
+    for name in members:
+        op = program.op_by_name[name]
+        mapping: dict[str, str] = {}
+        for var in op.vars:
+            root = find((name, var))
+            if root not in names:
+                candidate, suffix = var, 1
+                while candidate in used:
+                    suffix += 1
+                    candidate = f"{var}{suffix}"
+                names[root] = candidate
+                used.add(candidate)
+                region_vars.append(candidate)
+                var_dims[candidate] = program.var_dim(op, var)
+            mapping[var] = names[root]
+        op_vars[name] = mapping
+
+    member_set = set(members)
+    operands: list[Operand] = []
+    seen_operands: set[tuple[str, tuple[str, ...]]] = set()
+    for name in members:
+        op = program.op_by_name[name]
+        for access in op.inputs:
+            if program.producer.get(access.tensor) in member_set:
+                continue
+            decl = program.tensors[access.tensor]
+            vars_ = tuple(op_vars[name][v] for v in access.indices)
+            if (access.tensor, vars_) not in seen_operands:
+                seen_operands.add((access.tensor, vars_))
+                operands.append(Operand(access.tensor, vars_, decl.formats))
+    results: list[Operand] = []
+    for name in members:
+        op = program.op_by_name[name]
+        consumers = set(program.graph.successors(name))
+        if not consumers or consumers - member_set:
+            decl = program.tensors[op.output.tensor]
+            results.append(Operand(op.output.tensor, tuple(op_vars[name][v] for v in op.output_vars),
+                                   decl.formats))
+    return Region(tuple(members), tuple(region_vars), var_dims, op_vars, tuple(operands), tuple(results))
