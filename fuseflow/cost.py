@@ -4,7 +4,8 @@ The model (docs/cost-model.md has the derivation and a worked example):
 
 * A region runs as one loop nest over its dataflow order. Each op sits at the depth of its
   innermost own variable, so it runs once per point of the loop prefix down to that depth.
-  Variables of other ops that sit above it multiply its work: that is recomputation.
+  Variables of other ops that sit above it multiply its work: that is recomputation. The one
+  exception is a reduction that a nonlinear consumer waits for (see `op_contexts`).
 * A prefix's point count is the product of its extents, thinned by every sparse operand whose
   compressed level lies in the prefix (its stored fraction over the levels in the prefix),
   assuming independent sparsity patterns.
@@ -18,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fuseflow.binding import Binding
+from fuseflow.expr import is_linear_in
 from fuseflow.hardware import Hardware
 from fuseflow.ir import Operand, Program, Region, unify_region
 from fuseflow.schedule import RegionSchedule, Schedule
@@ -129,18 +131,50 @@ class _PrefixCounter:
         return total
 
 
+def op_contexts(program: Program, region: Region, order: tuple[str, ...]) -> dict[str, set[str]]:
+    """For each op, the loop variables its body runs under.
+
+    An op runs under every variable above its innermost own variable, except reductions it
+    must wait for: a reduction that has not closed yet (its loop sits above) streams partial
+    sums on through a consumer that is linear in it, such as a matmul; any other consumer
+    (relu, + bias, max, division by it) waits until an accumulator closes the reduction, so it
+    runs outside those loops.
+    """
+    position = {v: i for i, v in enumerate(order)}
+    members = set(region.ops)
+    carried: dict[str, set[str]] = {}
+    contexts: dict[str, set[str]] = {}
+    for name in region.ops:
+        op = program.op_by_name[name]
+        mapping = region.op_vars[name]
+        carry = {mapping[v] for v in op.reduction_vars}
+        closed: set[str] = set()
+        for access in op.inputs:
+            producer = program.producer.get(access.tensor)
+            if producer not in members:
+                continue
+            if op.reduce == "sum" and is_linear_in(op.expr, access.tensor):
+                carry |= carried[producer]
+            else:
+                closed |= carried[producer]
+        carried[name] = carry
+        own = set(mapping.values())
+        depth = max(position[v] for v in own)
+        contexts[name] = (set(order[: depth + 1]) - closed) | own
+    return contexts
+
+
 def region_cost(program: Program, binding: Binding, region: Region, order: tuple[str, ...],
                 hw: Hardware) -> RegionCost:
     position = {v: i for i, v in enumerate(order)}
     counter = _PrefixCounter(program, binding, region)
+    contexts = op_contexts(program, region, order)
     op_costs = []
     for name in region.ops:
         op = program.op_by_name[name]
-        own = region.op_region_vars(name)
-        depth = max(position[v] for v in own)
-        points = counter.points(set(order[: depth + 1]))
-        alone = _PrefixCounter(program, binding, unify_region(program, (name,)))
-        alone_points = alone.points(set(unify_region(program, (name,)).vars))
+        points = counter.points(contexts[name])
+        alone_region = unify_region(program, (name,))
+        alone_points = _PrefixCounter(program, binding, alone_region).points(set(alone_region.vars))
         op_costs.append(OpCost(name, points, points * op.flops_per_point,
                                points / alone_points if alone_points else 1.0))
     bytes_read = 0.0
@@ -149,8 +183,8 @@ def region_cost(program: Program, binding: Binding, region: Region, order: tuple
         if size <= hw.onchip_buffer_bytes:
             bytes_read += size
             continue
-        deepest = max(position[v] for v in operand.vars) if operand.vars else -1
-        visits = counter.points(set(order[: deepest + 1]))
+        readers = [n for n in region.ops if any(a.tensor == operand.tensor for a in program.op_by_name[n].inputs)]
+        visits = max(counter.points(contexts[n]) for n in readers)
         stored = binding.stats[operand.tensor].stored
         bytes_read += size * max(1.0, visits / stored if stored else 1.0)
     bytes_written = sum(stored_bytes(program, binding, r.tensor, hw) for r in region.results)

@@ -133,6 +133,25 @@ def keeps_zero(expr: Expr, sparse: set[str]) -> bool:
     return keeps_zero(expr.lhs, sparse) and keeps_zero(expr.rhs, sparse)
 
 
+def _factors(expr: Expr) -> list[Expr]:
+    """The multiplicative factors of an expression (the numerator, for a division)."""
+    if isinstance(expr, BinOp) and expr.op == "*":
+        return _factors(expr.lhs) + _factors(expr.rhs)
+    if isinstance(expr, BinOp) and expr.op == "/":
+        return _factors(expr.lhs)
+    if isinstance(expr, Neg):
+        return _factors(expr.arg)
+    return [expr]
+
+
+def is_linear_in(expr: Expr, tensor: str) -> bool:
+    """True when the expression is a product in which `tensor` is one factor and appears nowhere else,
+    so partial sums of that tensor may stream through it before they are complete."""
+    uses = [a for a in accesses(expr) if a.tensor == tensor]
+    factor_uses = [f for f in _factors(expr) if isinstance(f, Access) and f.tensor == tensor]
+    return len(uses) == 1 and len(factor_uses) == 1
+
+
 _TOKEN = re.compile(r"\s*(?:(?P<num>\d+\.\d*(?:[eE][-+]?\d+)?|\d*\.\d+(?:[eE][-+]?\d+)?|\d+(?:[eE][-+]?\d+)?)"
                     r"|(?P<name>[A-Za-z_][A-Za-z_0-9]*)|(?P<sym>[-+*/(),=]))")
 

@@ -39,9 +39,24 @@ def region_problem(program: Program, group: tuple[str, ...] | list[str]) -> str 
     if outside_reachable & members:
         return f"ops {sorted(members)} are not convex: a path leaves the region and re-enters it"
     try:
-        unify_region(program, tuple(group))
+        region = unify_region(program, tuple(group))
     except UnificationError as exc:
         return str(exc)
+    return _second_pass_problem(program, region, sub)
+
+
+def _second_pass_problem(program: Program, region, sub: nx.DiGraph) -> str | None:
+    """A single streaming pass cannot use a reduction's result inside that reduction's own loop
+    (softmax's `exp(S(i,j) - max_j S(i,j))`): the consumer would need a second pass over j."""
+    for consumer in region.ops:
+        used = region.op_region_vars(consumer)
+        for producer in nx.ancestors(sub, consumer):
+            op = program.op_by_name[producer]
+            reduced = {region.op_vars[producer][v] for v in op.reduction_vars}
+            clash = sorted(used & reduced)
+            if clash:
+                return (f"op {consumer!r} iterates {', '.join(clash)}, which op {producer!r} reduces over; "
+                        f"using a reduction inside its own loop needs a second pass")
     return None
 
 

@@ -14,8 +14,9 @@ from fuseflow.schedule import default_schedule
 def program_summary(program: Program, binding: Binding, hw: Hardware, dense_fixed: bool = False) -> dict:
     groupings = list(legal_groupings(program))
     fused = fully_fused(program)
+    position = {op.name: i for i, op in enumerate(program.ops)}
     single_regions = sorted({g for grouping in groupings for g in grouping},
-                            key=lambda g: ([op.name for op in program.ops].index(g[0]), len(g)))
+                            key=lambda g: (position[g[0]], len(g), [position[o] for o in g]))
     regions = []
     for group in single_regions:
         region = unify_region(program, group)

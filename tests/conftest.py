@@ -1,0 +1,38 @@
+"""Shared pytest options and fixtures for every test folder."""
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATASETS = REPO.parent / "shared" / "datasets"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="rewrite golden files with the current output instead of comparing")
+
+
+@pytest.fixture
+def golden(request):
+    """golden(path, text): compare text with a golden file, or rewrite it under --update-golden."""
+    update = request.config.getoption("--update-golden")
+
+    def check(path: Path, text: str) -> None:
+        if update or not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            if not update:
+                pytest.fail(f"golden file {path} was missing and has been written; rerun the test")
+            return
+        expected = path.read_text(encoding="utf-8")
+        assert text == expected, f"output differs from {path}; rerun with --update-golden if the change is intended"
+
+    return check
+
+
+@pytest.fixture
+def shared_datasets():
+    if not SHARED_DATASETS.is_dir():
+        pytest.skip("../shared/datasets is not beside the repository")
+    return SHARED_DATASETS

@@ -1,0 +1,99 @@
+"""Fusion groupings equal all partitions filtered by connectivity, convexity and unification."""
+
+import networkx as nx
+from hypothesis import given, settings
+
+from fuseflow.frontend import parse_program
+from fuseflow.fusion import (canonical, count_groupings, fully_fused, grouping_problem, legal_groupings,
+                             unfused)
+from fuseflow.ir import UnificationError, unify_region
+
+from .random_programs import programs
+
+
+def set_partitions(items):
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for partition in set_partitions(rest):
+        yield [[first]] + partition
+        for i in range(len(partition)):
+            yield partition[:i] + [[first] + partition[i]] + partition[i + 1:]
+
+
+def brute_force_legal(program, partition):
+    graph = program.graph
+    where = {op: i for i, group in enumerate(partition) for op in group}
+    for group in partition:
+        members = set(group)
+        if not nx.is_weakly_connected(graph.subgraph(members)):
+            return False
+        for a in members:
+            for b in members:
+                # convex: every path between members stays inside
+                for path in nx.all_simple_paths(graph, a, b):
+                    if any(node not in members for node in path):
+                        return False
+        try:
+            unify_region(program, tuple(group))
+        except UnificationError:
+            return False
+    quotient = nx.DiGraph()
+    quotient.add_nodes_from(range(len(partition)))
+    quotient.add_edges_from((where[a], where[b]) for a, b in graph.edges if where[a] != where[b])
+    return nx.is_directed_acyclic_graph(quotient)
+
+
+@settings(max_examples=120, deadline=None)
+@given(programs())
+def test_groupings_equal_filtered_partitions(text):
+    program = parse_program(text)
+    names = [op.name for op in program.ops]
+    brute = {canonical(program, p) for p in set_partitions(names) if brute_force_legal(program, p)}
+    listed = list(legal_groupings(program))
+    assert len(listed) == len(set(listed))
+    assert set(listed) == brute
+    assert count_groupings(program) == len(brute)
+    for grouping in listed:
+        assert grouping_problem(program, grouping) is None
+    assert unfused(program) in brute
+    ff = fully_fused(program)
+    assert (ff in brute) if ff else all(len(g) > 1 for g in brute)
+
+
+def test_convexity_rejects_a_region_that_a_path_leaves_and_reenters(program_from):
+    program = program_from('''
+[dims]
+N = 4
+[tensors]
+A = { shape = ["N", "N"], source = "random" }
+[[ops]]
+name = "a"
+expr = "B(i,j) = exp(A(i,j))"
+[[ops]]
+name = "b"
+expr = "C(i,j) = relu(B(i,j))"
+[[ops]]
+name = "c"
+expr = "D(i,j) = B(i,j) + C(i,j)"
+''')
+    assert "convex" in grouping_problem(program, [["a", "c"], ["b"]])
+    assert grouping_problem(program, [["a", "b", "c"]]) is None
+
+
+def test_reading_a_fused_intermediate_at_two_points_is_not_fusable(program_from):
+    program = program_from('''
+[dims]
+N = 4
+[tensors]
+A = { shape = ["N", "N"], source = "random" }
+[[ops]]
+name = "square_input"
+expr = "B(i,j) = exp(A(i,j))"
+[[ops]]
+name = "square"
+expr = "C(i,j) = B(i,k) * B(k,j)"
+''')
+    assert "merge two index variables" in grouping_problem(program, [["square_input", "square"]])
+    assert fully_fused(program) is None
