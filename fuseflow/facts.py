@@ -1,0 +1,108 @@
+"""Program facts for the navigator: the Honeybee fact program (`*.hb.toml`) of a tensor program.
+
+The facts state what fuseflow.schedule allows for this program and binding: its legal
+fusion groupings, each region's legal orders and their loop levels, the parallel factors
+and stream shapes each loop variable admits, and where block-sparse mode is possible.
+The scheduling library (library/fuseflow.hblib.toml) reads only these facts, so the
+navigator never restates a rule of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fuseflow.binding import Binding
+from fuseflow.fusion import legal_groupings
+from fuseflow.ir import Program, Region, unify_region
+from fuseflow.orders import OrderSpace, default_order
+from fuseflow.schedule import (Level, allowed_par_factors, allowed_stream_shapes, block_sparse_choices,
+                               default_grouping)
+from fuseflow.fusion import canonical
+
+GOAL_TYPE = "Schedule"
+
+
+def region_id(ops) -> str:
+    return "+".join(ops)
+
+
+def grouping_id(grouping) -> str:
+    return " | ".join(region_id(g) for g in grouping)
+
+
+def order_id(order) -> str:
+    return " ".join(order)
+
+
+@dataclass
+class FactProgram:
+    """Ground facts, in order, plus the goal."""
+
+    facts: list[tuple[str, dict]] = field(default_factory=list)
+    goal: tuple[str, dict] = (GOAL_TYPE, {})
+
+    def add(self, prop: str, **args) -> None:
+        self.facts.append((prop, args))
+
+    def to_toml(self, header: str = "") -> str:
+        lines = [f"# {line}" for line in header.splitlines()]
+        for prop, args in self.facts:
+            inline = ", ".join(f"{key} = {_toml_value(value)}" for key, value in args.items())
+            lines += ["[[Prop]]", f"name = {_toml_value(prop)}", f"args = {{ {inline} }}"]
+        goal_args = ", ".join(f"{k} = {_toml_value(v)}" for k, v in self.goal[1].items())
+        lines += ["[Goal]", f"name = {_toml_value(self.goal[0])}", f"args = {{ {goal_args} }}", ""]
+        return "\n".join(lines)
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    escaped = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'
+
+
+def region_facts(facts: FactProgram, region: Region, binding: Binding) -> None:
+    rid = region_id(region.ops)
+    space = OrderSpace.of_region(region)
+    default = default_order(region)
+    compressed = region.compressed_vars()
+    for var in region.vars:
+        level = Level(0, var, binding.extent(region.var_dims[var]), var in compressed)
+        for factor in allowed_par_factors(level.extent, level.compressed):
+            facts.add("ParFactor", region=rid, var=var, factor=factor)
+        for shape in allowed_stream_shapes(level):
+            facts.add("StreamShape", region=rid, var=var, shape=shape)
+    for enabled in block_sparse_choices(region):
+        facts.add("BlockSparse", region=rid, enabled=enabled)
+    for order in space:
+        oid = order_id(order)
+        facts.add("LegalOrder", region=rid, order=oid, levels=len(order), inner=order[-1],
+                  is_default=order == default)
+        for position, var in enumerate(order):
+            facts.add("OrderLevel", region=rid, order=oid, level=position, var=var)
+
+
+def program_facts(program: Program, binding: Binding) -> FactProgram:
+    facts = FactProgram(goal=(GOAL_TYPE, {"program": program.name}))
+    facts.add("Program", name=program.name)
+    default = canonical(program, default_grouping(program))
+    regions: dict[tuple[str, ...], Region] = {}
+    most = 0
+    for grouping in legal_groupings(program):
+        gid = grouping_id(grouping)
+        facts.add("LegalGrouping", program=program.name, grouping=gid, regions=len(grouping),
+                  is_default=grouping == default)
+        for index, group in enumerate(grouping):
+            facts.add("GroupRegion", grouping=gid, index=index, region=region_id(group))
+            regions.setdefault(group, None)
+        most = max(most, len(grouping))
+    for group in regions:
+        region = unify_region(program, group)
+        regions[group] = region
+        most = max(most, len(region.vars))
+        region_facts(facts, region, binding)
+    for n in range(most):
+        facts.add("Succ", n=n, next=n + 1)
+    return facts
