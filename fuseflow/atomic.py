@@ -1,4 +1,4 @@
-"""Write files so that a crash never leaves a half-written one behind."""
+"""File access for user-named files: atomic writes, and reads with clear errors."""
 
 from __future__ import annotations
 
@@ -24,3 +24,16 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def read_user_text(path: str | os.PathLike, error: type, what: str) -> str:
+    """Read a file the user named; a missing or unreadable file raises `error` naming it."""
+    where = str(path)
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise error("file not found", where=where, fix=f"give the path of {what}") from None
+    except IsADirectoryError:
+        raise error("is a directory, not a file", where=where, fix=f"give the path of {what}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(f"cannot read the file: {exc}", where=where) from None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+from fuseflow.atomic import read_user_text
 from fuseflow.errors import ProgramError
 from fuseflow.expr import FUNCTIONS, ExprSyntaxError, accesses, parse_statement
 from fuseflow.ir import FORMATS, REDUCTIONS, DataSpec, Op, Program, TensorDecl
@@ -46,13 +47,7 @@ def load_program(path: str | Path, text: str | None = None) -> Program:
     """Read and check a program file; `text` overrides reading from disk (for tests)."""
     path = str(path)
     if text is None:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ProgramError("file not found", where=path,
-                               fix="give a path to a .toml program or the name of a bundled program") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ProgramError(f"cannot read the file: {exc}", where=path) from None
+        text = read_user_text(path, ProgramError, "a .toml program, or the name of a bundled program")
     return parse_program(text, path)
 
 

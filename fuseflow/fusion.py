@@ -77,14 +77,7 @@ def grouping_problem(program: Program, grouping) -> str | None:
         problem = region_problem(program, tuple(group))
         if problem:
             return f"group {index}: {problem}"
-    quotient = nx.DiGraph()
-    quotient.add_nodes_from(range(len(grouping)))
-    for a, b in program.graph.edges:
-        if seen[a] != seen[b]:
-            quotient.add_edge(seen[a], seen[b])
-    if not nx.is_directed_acyclic_graph(quotient):
-        return "the groups depend on each other in a cycle, so no region can run first"
-    return None
+    return cyclic_groups_problem(program, grouping)
 
 
 def canonical(program: Program, grouping) -> Grouping:
@@ -102,7 +95,7 @@ def legal_groupings(program: Program) -> Iterator[Grouping]:
     def extend(remaining: tuple[str, ...], groups: list[tuple[str, ...]]) -> Iterator[Grouping]:
         if not remaining:
             grouping = tuple(groups)
-            if grouping_problem_quotient(program, grouping) is None:
+            if cyclic_groups_problem(program, grouping) is None:
                 yield grouping
             return
         first, rest = remaining[0], remaining[1:]
@@ -116,12 +109,15 @@ def legal_groupings(program: Program) -> Iterator[Grouping]:
     yield from extend(tuple(names), [])
 
 
-def grouping_problem_quotient(program: Program, grouping: Grouping) -> str | None:
+def cyclic_groups_problem(program: Program, grouping) -> str | None:
+    """Regions must run one after another: the contracted op graph must stay acyclic."""
     where = {op: i for i, group in enumerate(grouping) for op in group}
     quotient = nx.DiGraph()
     quotient.add_nodes_from(range(len(grouping)))
     quotient.add_edges_from((where[a], where[b]) for a, b in program.graph.edges if where[a] != where[b])
-    return None if nx.is_directed_acyclic_graph(quotient) else "cyclic"
+    if nx.is_directed_acyclic_graph(quotient):
+        return None
+    return "the groups depend on each other in a cycle, so no region can run first"
 
 
 def _legal_region_cache(program: Program):

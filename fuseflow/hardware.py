@@ -7,6 +7,7 @@ from dataclasses import dataclass, fields
 from importlib import resources
 from pathlib import Path
 
+from fuseflow.atomic import read_user_text
 from fuseflow.errors import HardwareError
 
 
@@ -42,12 +43,7 @@ def load_hardware(path: str | Path | None = None) -> Hardware:
     source = "default"
     if path is not None:
         where = str(path)
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise HardwareError("file not found", where=where, fix="give the path of a hardware .toml file") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise HardwareError(f"cannot read the file: {exc}", where=where) from None
+        text = read_user_text(path, HardwareError, "a hardware .toml file")
         try:
             user = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:

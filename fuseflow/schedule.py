@@ -22,7 +22,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fuseflow.atomic import write_text_atomic
+from fuseflow.atomic import read_user_text, write_text_atomic
 from fuseflow.binding import Binding
 from fuseflow.errors import ScheduleError, UserError
 from fuseflow.fusion import canonical, grouping_problem, region_problem
@@ -317,12 +317,7 @@ def schedule_from_json(program: Program, data, where: str | None = None) -> Sche
 
 def load_schedule(path: str | Path, program: Program) -> Schedule:
     where = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError("file not found", where=where, fix="give the path of a schedule .json file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read the file: {exc}", where=where) from None
+    text = read_user_text(path, UserError, "a schedule .json file")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
