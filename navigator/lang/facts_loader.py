@@ -1,0 +1,137 @@
+"""Load a fact program (`*.hb.toml`): ground facts and one goal, checked against a library.
+
+Format (Honeybee's):
+
+    [[Prop]]
+    name = "Extent"
+    args.level = 0
+    args.size = 64
+
+    [Goal]
+    name = "Schedule"
+    args = { region = 0 }    # may constrain only some fields (a Navigator extension)
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from navigator.lang.errors import FactError
+from navigator.lang.formula import Value, format_value, value_type_of
+from navigator.lang.formula_check import did_you_mean
+from navigator.lang.model import Fact, FactProgram, Goal, Library
+from navigator.lang.toml_source import parse_toml, read_toml_text
+
+_TOP_LEVEL_KEYS = ("Prop", "Goal")
+
+
+def load_facts(path: str | os.PathLike, library: Library) -> FactProgram:
+    source = str(path)
+    return _build(parse_toml(read_toml_text(source, FactError), source, FactError), source, library)
+
+
+def parse_facts(text: str, library: Library, source: str = "<facts>") -> FactProgram:
+    return _build(parse_toml(text, source, FactError), source, library)
+
+
+def _build(doc: dict[str, Any], source: str, library: Library) -> FactProgram:
+    warnings = []
+    for key in doc:
+        if key not in _TOP_LEVEL_KEYS:
+            hint = did_you_mean(key, _TOP_LEVEL_KEYS)
+            warnings.append(f"{source}: unknown top-level key {key!r} ignored"
+                            + (f" ({hint})" if hint else ""))
+    raw_facts = doc.get("Prop", [])
+    if isinstance(raw_facts, dict):
+        raise FactError("Prop must be an array of tables", where=f"{source}: Prop",
+                        fix="write each fact as [[Prop]] (double brackets)")
+    if not isinstance(raw_facts, list):
+        raise FactError("Prop must be an array of tables", where=f"{source}: Prop",
+                        fix="write each fact as [[Prop]] with name and args")
+    facts = tuple(_fact(entry, f"{source}: Prop[{i}]", library) for i, entry in enumerate(raw_facts))
+    if "Goal" not in doc:
+        raise FactError("missing [Goal]", where=source,
+                        fix='add [Goal] with name = "TypeName" and args = { ... }')
+    goal = _goal(doc["Goal"], f"{source}: Goal", library)
+    return FactProgram(facts, goal, source, tuple(warnings))
+
+
+def _name_and_args(entry: Any, where: str, what: str) -> tuple[str, dict[str, Any]]:
+    if not isinstance(entry, dict):
+        raise FactError(f"{what} must be a table with name and args", where=where)
+    for key in entry:
+        if key not in ("name", "args"):
+            raise FactError(f"unknown key {key!r} in {what}", where=f"{where}.{key}",
+                            fix="a fact or goal has only name and args")
+    name = entry.get("name")
+    if not isinstance(name, str):
+        raise FactError(f"{what} needs name = \"...\"", where=f"{where}.name")
+    args = entry.get("args", {})
+    if not isinstance(args, dict):
+        raise FactError("args must be a table of field = value", where=f"{where}.args",
+                        fix="write args.field = value or args = { field = value }")
+    return name, args
+
+
+def _check_value(value: Any, expected: str, where: str, owner: str, field: str) -> Value:
+    got = value_type_of(value)
+    if got is None:
+        kind = {float: "a float", list: "an array", dict: "a table"}.get(type(value), type(value).__name__)
+        raise FactError(f"field {field!r} of {owner} is {expected}, got {kind}", where=where,
+                        fix="metadata values are integers, strings or booleans")
+    if got != expected:
+        raise FactError(f"field {field!r} of {owner} is {expected}, got {got} {format_value(value)}",
+                        where=where)
+    return value
+
+
+def _fact(entry: Any, where: str, library: Library) -> Fact:
+    name, args = _name_and_args(entry, where, "a fact")
+    prop = library.props.get(name)
+    if prop is None:
+        if name in library.types:
+            raise FactError(f"{name!r} is a Type, not a Prop; facts are instances of Props",
+                            where=f"{where}.name")
+        hint = did_you_mean(name, library.props)
+        raise FactError(f"unknown Prop {name!r}", where=f"{where}.name",
+                        fix=hint or f"declare [Prop.{name}] in the library")
+    for field in args:
+        if prop.field(field) is None:
+            hint = did_you_mean(field, prop.field_names)
+            raise FactError(f"field {field!r} does not exist in Prop {name} "
+                            f"(fields: {', '.join(prop.field_names) or '(none)'})",
+                            where=f"{where}.args.{field}", fix=hint)
+    values = []
+    for decl in prop.fields:
+        if decl.name not in args:
+            raise FactError(f"fact {name} is missing field {decl.name!r}", where=f"{where}.args",
+                            fix=f"facts are ground: give every field ({', '.join(prop.field_names)})")
+        values.append(_check_value(args[decl.name], decl.type, f"{where}.args.{decl.name}",
+                                   f"Prop {name}", decl.name))
+    return Fact(name, tuple(values))
+
+
+def _goal(entry: Any, where: str, library: Library) -> Goal:
+    name, args = _name_and_args(entry, where, "the goal")
+    decl = library.types.get(name)
+    if decl is None:
+        if name in library.props:
+            raise FactError(f"goal {name!r} is a Prop, not a Type", where=f"{where}.name",
+                            fix="the goal names the Type of the value to build")
+        hint = did_you_mean(name, library.types)
+        raise FactError(f"goal of unknown type {name!r}", where=f"{where}.name",
+                        fix=hint or f"declare [Type.{name}] in the library")
+    pairs = []
+    for field, value in args.items():
+        field_decl = decl.field(field)
+        if field_decl is None:
+            hint = did_you_mean(field, decl.field_names)
+            raise FactError(f"field {field!r} does not exist in Type {name} "
+                            f"(fields: {', '.join(decl.field_names) or '(none)'})",
+                            where=f"{where}.args.{field}", fix=hint)
+        pairs.append((field, _check_value(value, field_decl.type, f"{where}.args.{field}",
+                                          f"Type {name}", field)))
+    # Keep the type's field order so equal goals compare equal.
+    order = {f: i for i, f in enumerate(decl.field_names)}
+    return Goal(name, tuple(sorted(pairs, key=lambda p: order[p[0]])))

@@ -1,0 +1,282 @@
+"""Load a scheduling library (`*.hblib.toml`) in Honeybee's format.
+
+Every Honeybee library loads. Navigator's extensions (documented in
+docs/formula-language.md) are the `<=` operator, negative integer literals, fact patterns
+that leave fields out, trailing commas in patterns, and a `default` key on functions.
+Unknown keys are ignored as Honeybee ignores them, but reported in `Library.warnings`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Iterable, Mapping
+
+from navigator.lang.errors import LibraryError
+from navigator.lang.formula import VALUE_TYPES, Formula, Value, format_value, value_type_of
+from navigator.lang.formula_check import FormulaChecker, FormulaTypeError, did_you_mean
+from navigator.lang.formula_parser import FormulaSyntaxError, parse_formula
+from navigator.lang.model import (
+    DefaultMark,
+    FieldDecl,
+    FunctionDecl,
+    Library,
+    ParamDecl,
+    PropDecl,
+    TypeDecl,
+)
+from navigator.lang.toml_source import parse_toml, read_toml_text
+
+_TOP_LEVEL_KEYS = ("Prop", "Type", "Function", "Preamble", "Config")
+_DECL_KEYS = ("params", "info")
+_FUNCTION_KEYS = ("params", "ret", "condition", "info", "default")
+
+
+def load_library(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> Library:
+    """Load one library file, or several merged in order (names must not collide)."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    paths = [str(p) for p in paths]
+    if not paths:
+        raise LibraryError("no library file given", fix="pass at least one *.hblib.toml")
+    documents = [(p, parse_toml(read_toml_text(p, LibraryError), p, LibraryError)) for p in paths]
+    return _build(documents)
+
+
+def parse_library(text: str, source: str = "<library>") -> Library:
+    """Load a library from TOML text; `source` names it in error messages."""
+    return _build([(source, parse_toml(text, source, LibraryError))])
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.props: dict[str, PropDecl] = {}
+        self.types: dict[str, TypeDecl] = {}
+        self.raw_functions: dict[str, tuple[str, dict[str, Any]]] = {}
+        self.origin: dict[tuple[str, str], str] = {}
+        self.preamble: list[Mapping[str, Any]] = []
+        self.config: dict[str, Any] = {}
+        self.warnings: list[str] = []
+
+    # -- declarations ---------------------------------------------------------------
+
+    def add_document(self, source: str, doc: dict[str, Any]) -> None:
+        for key in doc:
+            if key not in _TOP_LEVEL_KEYS:
+                hint = did_you_mean(key, _TOP_LEVEL_KEYS)
+                self.warnings.append(f"{source}: unknown top-level key {key!r} ignored"
+                                     + (f" ({hint})" if hint else ""))
+        for kind, target, cls in (("Prop", self.props, PropDecl), ("Type", self.types, TypeDecl)):
+            for name, body in self._section(source, doc, kind).items():
+                self._claim(source, kind, name)
+                target[name] = self._fielded(source, kind, name, body, cls)
+        for name, body in self._section(source, doc, "Function").items():
+            self._claim(source, "Function", name)
+            if not isinstance(body, dict):
+                raise LibraryError(f"[Function.{name}] must be a table", where=f"{source}: Function.{name}",
+                                   fix=f"write [Function.{name}] with params, ret and condition")
+            self.raw_functions[name] = (source, body)
+        preamble = doc.get("Preamble")
+        if preamble is not None:
+            if not isinstance(preamble, list) or not all(isinstance(p, dict) for p in preamble):
+                raise LibraryError("Preamble must be an array of tables", where=f"{source}: Preamble",
+                                   fix="write each block as [[Preamble]] with content = '''...'''")
+            self.preamble.extend(preamble)
+        config = doc.get("Config")
+        if config is not None:
+            if not isinstance(config, dict):
+                raise LibraryError("Config must be a table", where=f"{source}: Config")
+            self.config.update(config)
+
+    def _section(self, source: str, doc: dict[str, Any], kind: str) -> dict[str, Any]:
+        section = doc.get(kind, {})
+        if not isinstance(section, dict):
+            raise LibraryError(f"{kind} must be a table of declarations", where=f"{source}: {kind}",
+                               fix=f"declare each one as [{kind}.Name]")
+        return section
+
+    def _claim(self, source: str, kind: str, name: str) -> None:
+        """Names are unique per kind across files; a Prop and a Type may not share one."""
+        previous = self.origin.get((kind, name))
+        if previous is not None:
+            raise LibraryError(f"duplicate name: {kind} {name!r} is already declared in {previous}",
+                               where=f"{source}: {kind}.{name}", fix="rename one of them")
+        other = {"Prop": "Type", "Type": "Prop"}.get(kind)
+        if other and (other, name) in self.origin:
+            elsewhere = self.origin[(other, name)]
+            place = "" if elsewhere == source else f" (the {other} is in {elsewhere})"
+            raise LibraryError(
+                f"{name!r} is declared both as a Prop and as a Type{place}",
+                where=f"{source}: {kind}.{name}",
+                fix=f"Props and Types share one namespace; rename one (e.g. P_{name})")
+        self.origin[(kind, name)] = source
+
+    def _fielded(self, source: str, kind: str, name: str, body: Any, cls: type) -> Any:
+        where = f"{source}: {kind}.{name}"
+        if not isinstance(body, dict):
+            raise LibraryError(f"[{kind}.{name}] must be a table", where=where,
+                               fix=f'write [{kind}.{name}] with params.field = "Int"')
+        for key in body:
+            if key not in _DECL_KEYS:
+                self.warnings.append(f"{where}: unknown key {key!r} ignored")
+        params = body.get("params", {})
+        if not isinstance(params, dict):
+            raise LibraryError("params must be a table of field = value type", where=f"{where}.params",
+                               fix='write params.field = "Int" (or "Str", "Bool"), or params = {}')
+        fields = []
+        for field_name, vt in params.items():
+            if vt not in VALUE_TYPES:
+                hint = did_you_mean(str(vt), VALUE_TYPES)
+                raise LibraryError(
+                    f"unknown value type {vt!r} for field {field_name!r}",
+                    where=f"{where}.params.{field_name}",
+                    fix=(hint + " " if hint else "") + "a field's type is \"Int\", \"Str\" or \"Bool\"")
+            fields.append(FieldDecl(field_name, vt))
+        return cls(name, tuple(fields), _info(body, where))
+
+    # -- functions ------------------------------------------------------------------
+
+    def build_function(self, name: str) -> FunctionDecl:
+        source, body = self.raw_functions[name]
+        where = f"{source}: Function.{name}"
+        for key in body:
+            if key not in _FUNCTION_KEYS:
+                hint = did_you_mean(key, _FUNCTION_KEYS)
+                self.warnings.append(f"{where}: unknown key {key!r} ignored"
+                                     + (f" ({hint})" if hint else ""))
+        params_raw = body.get("params", {})
+        if not isinstance(params_raw, dict):
+            raise LibraryError("params must be a table of parameter = \"Type\"", where=f"{where}.params",
+                               fix='write params.arg = "TypeName", or params = {}')
+        params = []
+        for param_name, type_name in params_raw.items():
+            self._require_type(type_name, f"{where}.params.{param_name}",
+                               f"parameter {param_name!r}")
+            if param_name == "ret":
+                self.warnings.append(f"{where}.params.ret: a parameter named 'ret' cannot be "
+                                     "referred to in conditions (ret.f means the return value)")
+            params.append(ParamDecl(param_name, type_name))
+        if "ret" not in body:
+            raise LibraryError("missing ret (the return type)", where=where,
+                               fix='add ret = "TypeName"')
+        ret = body["ret"]
+        self._require_type(ret, f"{where}.ret", "the return type")
+        condition_raw = body.get("condition", [])
+        if isinstance(condition_raw, str):
+            condition_raw = [condition_raw]  # tolerate a single formula; Honeybee wants a list
+            self.warnings.append(f"{where}.condition: a single string was given; write a list")
+        if not isinstance(condition_raw, list):
+            raise LibraryError("condition must be a list of formula strings",
+                               where=f"{where}.condition", fix='write condition = ["ret.x = a.x"]')
+        checker = FormulaChecker(tuple(params), ret, self.types, self.props)
+        condition = []
+        for index, text in enumerate(condition_raw):
+            key = f"{where}.condition[{index}]"
+            if not isinstance(text, str):
+                raise LibraryError(f"formula must be a string, got {_toml_kind(text)}", where=key,
+                                   fix='quote it: "ret.x = a.x"')
+            condition.append(_parse_and_check(text, key, checker))
+        default = _default_mark(body.get("default"), f"{where}.default", self.types[ret])
+        return FunctionDecl(name, tuple(params), ret, tuple(condition), _info(body, where), default)
+
+    def _require_type(self, type_name: Any, where: str, what: str) -> None:
+        if not isinstance(type_name, str):
+            raise LibraryError(f"{what} must be a type name string, got {_toml_kind(type_name)}",
+                               where=where)
+        if type_name in self.types:
+            return
+        if type_name in self.props:
+            raise LibraryError(f"{type_name!r} is a Prop, not a Type; {what} must be a Type",
+                               where=where, fix=f"declare [Type.{type_name}] or use a Type")
+        if type_name in VALUE_TYPES:
+            raise LibraryError(
+                f"{what} is the value type {type_name!r}; parameters and returns must be Types",
+                where=where, fix=f"wrap the value in a Type with params.value = \"{type_name}\"")
+        hint = did_you_mean(type_name, self.types)
+        raise LibraryError(f"unknown type {type_name!r} for {what}", where=where,
+                           fix=hint or f"declare it with [Type.{type_name}]")
+
+
+def _parse_and_check(text: str, key: str, checker: FormulaChecker) -> Formula:
+    try:
+        formula = parse_formula(text)
+    except FormulaSyntaxError as exc:
+        raise LibraryError(f"formula does not parse: {exc.message}\n{_point_at(text, exc.column)}",
+                           where=key) from None
+    try:
+        checker.check(formula)
+    except FormulaTypeError as exc:
+        raise LibraryError(exc.message, where=key, fix=exc.fix) from None
+    return formula
+
+
+def _point_at(text: str, column: int) -> str:
+    """Show the formula line with a caret under the column (1-based in the message)."""
+    line_start = text.rfind("\n", 0, column) + 1
+    line_end = text.find("\n", column)
+    line = text[line_start:] if line_end < 0 else text[line_start:line_end]
+    line_number = text.count("\n", 0, column) + 1
+    prefix = f"    at column {column - line_start + 1}"
+    if "\n" in text:
+        prefix += f" of formula line {line_number}"
+    return f"{prefix}:\n    {line}\n    {' ' * (column - line_start)}^"
+
+
+def _default_mark(raw: Any, where: str, ret: TypeDecl) -> DefaultMark | None:
+    if raw is None or raw is False:
+        return None
+    if raw is True:
+        return DefaultMark(((),))
+    choices_raw = raw if isinstance(raw, list) else [raw]
+    choices = []
+    for index, choice in enumerate(choices_raw):
+        key = where if not isinstance(raw, list) else f"{where}[{index}]"
+        if not isinstance(choice, dict):
+            raise LibraryError(f"default must be true, a table of metadata or a list of tables, "
+                               f"got {_toml_kind(choice)}", where=key,
+                               fix="write default = true or default = { field = value }")
+        pairs: list[tuple[str, Value]] = []
+        for field_name, value in choice.items():
+            decl = ret.field(field_name)
+            if decl is None:
+                raise LibraryError(
+                    f"field {field_name!r} does not exist in return type {ret.name} "
+                    f"(fields: {', '.join(ret.field_names) or '(none)'})",
+                    where=f"{key}.{field_name}")
+            if value_type_of(value) != decl.type:
+                raise LibraryError(f"field {field_name!r} is {decl.type}, got {_toml_kind(value)}",
+                                   where=f"{key}.{field_name}")
+            pairs.append((field_name, value))
+        choices.append(tuple(pairs))
+    return DefaultMark(tuple(choices))
+
+
+def _info(body: dict[str, Any], where: str) -> Mapping[str, Any]:
+    info = body.get("info", {})
+    if not isinstance(info, dict):
+        raise LibraryError("info must be a table", where=f"{where}.info",
+                           fix='write info.title = "..."')
+    return info
+
+
+def _toml_kind(value: Any) -> str:
+    kind = value_type_of(value)
+    if kind is not None:
+        return f"{kind} {format_value(value)}"
+    return {float: "a float", list: "an array", dict: "a table"}.get(type(value), type(value).__name__)
+
+
+def _build(documents: list[tuple[str, dict[str, Any]]]) -> Library:
+    builder = _Builder()
+    for source, doc in documents:
+        builder.add_document(source, doc)
+    # Functions are checked once every Prop and Type of every file is known.
+    functions = {name: builder.build_function(name) for name in builder.raw_functions}
+    return Library(
+        props=builder.props,
+        types=builder.types,
+        functions=functions,
+        preamble=tuple(builder.preamble),
+        config=builder.config,
+        sources=tuple(source for source, _ in documents),
+        warnings=tuple(builder.warnings),
+    )
