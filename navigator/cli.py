@@ -17,6 +17,8 @@ from navigator import __version__
 # Each module defines register(subparsers) and sets `run` on the parsers it adds.
 COMMAND_MODULES = [
     "navigator.commands.compiler",
+    "navigator.commands.navigation",
+    "navigator.commands.simulate",
 ]
 
 

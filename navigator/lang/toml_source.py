@@ -8,26 +8,24 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from fuseflow.atomic import read_user_text
 from fuseflow.errors import UserError
+from navigator.lang.toml_fast import parse_simple_toml
 
 
 def read_toml_text(path: str | os.PathLike, error_type: type[UserError]) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise error_type("file not found", where=str(path),
-                         fix="check the path") from None
-    except IsADirectoryError:
-        raise error_type("is a directory, not a TOML file", where=str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise error_type(f"not UTF-8 text ({exc.reason} at byte {exc.start})",
-                         where=str(path)) from None
-    except OSError as exc:
-        raise error_type(f"cannot read: {exc.strerror}", where=str(path)) from None
+    return read_user_text(path, error_type, "a TOML file")
 
 
 def parse_toml(text: str, source: str, error_type: type[UserError]) -> dict[str, Any]:
-    """Parse TOML text. tomllib's message already ends in '(at line L, column C)'."""
+    """Parse TOML text. tomllib's message already ends in '(at line L, column C)'.
+
+    Fact files take a fast path (`toml_fast`) that gives the same dict; anything it does
+    not handle, errors included, goes to tomllib.
+    """
+    simple = parse_simple_toml(text)
+    if simple is not None:
+        return simple
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -1,0 +1,145 @@
+"""The schedule space of one tensor program: the FuseFlow library, the program's facts, and
+the engine's oracle over them, plus the translation between complete sketches and
+fuseflow schedules.
+
+The library and the facts state every rule; this module only reads finished expressions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from fuseflow.binding import Binding
+from fuseflow.errors import UserError
+from fuseflow.facts import GOAL_TYPE, grouping_id, order_id, program_facts, region_id
+from fuseflow.ir import Program
+from fuseflow.schedule import RegionSchedule, Schedule, default_schedule
+from navigator.lang import FactProgram, Library, parse_facts, parse_library
+from navigator.lang.errors import LibraryError
+from navigator.lang.toml_source import read_toml_text
+from navigator.synth import App, Oracle, Sketch, sketch_from_json
+
+DEFAULT_LIBRARY = "fuseflow.hblib.toml"
+
+
+def bundled_library_text(name: str = DEFAULT_LIBRARY) -> str:
+    return resources.files("navigator.library").joinpath(name).read_text(encoding="utf-8")
+
+
+def load_scheduling_library(path: str | Path | None = None) -> tuple[Library, str]:
+    """The library at `path`, or the bundled FuseFlow library; also returns its text."""
+    if path is None:
+        text = bundled_library_text()
+        return parse_library(text, f"{DEFAULT_LIBRARY} (bundled)"), text
+    text = read_toml_text(path, LibraryError)
+    return parse_library(text, str(path)), text
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass
+class ScheduleSpace:
+    program: Program
+    binding: Binding
+    library: Library
+    facts: FactProgram
+    oracle: Oracle
+    library_text: str
+    facts_text: str
+
+    @classmethod
+    def build(cls, program: Program, binding: Binding, library_path: str | Path | None = None) -> "ScheduleSpace":
+        library, library_text = load_scheduling_library(library_path)
+        facts_text = program_facts(program, binding).to_toml(f"facts for {program.name}")
+        facts = parse_facts(facts_text, library, f"{program.name}.hb.toml (generated)")
+        return cls(program, binding, library, facts, Oracle(library, facts), library_text, facts_text)
+
+    def initial_sketch(self) -> Sketch:
+        return self.oracle.initial_sketch()
+
+    # ---- complete sketch -> schedule ----
+
+    def schedule_of(self, sketch: Sketch) -> Schedule:
+        """The fuseflow schedule a complete sketch denotes."""
+        if not sketch.complete:
+            open_holes = " ".join(f"?{h.id}" for h in sketch.holes())
+            raise UserError(f"the sketch still has open holes: {open_holes}",
+                            fix="fill them, or export with --partial to take defaults")
+        root = sketch.root
+        if root.function == "default_schedule":
+            return default_schedule(self.program)
+        regions: list[RegionSchedule] = []
+        node = root.arg("fusion").arg("regions")
+        while node.function == "region":
+            regions.append(_region_schedule(node.arg("schedule"), self.program))
+            node = node.arg("rest")
+        return Schedule(tuple(regions))
+
+    # ---- schedule -> complete expression (a navigation target) ----
+
+    def expression_of(self, schedule: Schedule) -> dict:
+        """Honeybee's JSON form of the complete sketch that denotes `schedule`."""
+        grouping = tuple(r.ops for r in schedule.regions)
+        gid = grouping_id(grouping)
+        default_grouping = tuple(r.ops for r in default_schedule(self.program).regions)
+        count = len(grouping)
+
+        def regions_from(index: int) -> dict:
+            meta = {"grouping": gid, "index": index, "count": count}
+            if index == count:
+                return _app("no_more_regions", meta, {})
+            rs = schedule.regions[index]
+            return _app("region", meta, {"schedule": self._region_expression(rs), "rest": regions_from(index + 1)})
+
+        fusion = _app("fuse", {"program": self.program.name, "grouping": gid, "count": count,
+                               "is_default": grouping == default_grouping}, {"regions": regions_from(0)})
+        return _app("schedule", {"program": self.program.name}, {"fusion": fusion})
+
+    def _region_expression(self, rs: RegionSchedule) -> dict:
+        from fuseflow.ir import unify_region
+        from fuseflow.orders import default_order
+
+        rid, oid = region_id(rs.ops), order_id(rs.order)
+        n = len(rs.order)
+        is_default = rs.order == default_order(unify_region(self.program, rs.ops))
+
+        def levels_from(level: int) -> dict:
+            meta = {"region": rid, "order": oid, "level": level, "count": n}
+            if level == n:
+                return _app("no_more_levels", meta, {})
+            par = _app("par", {"region": rid, "var": rs.order[level], "factor": rs.par_factors[level]}, {})
+            return _app("level", meta, {"par": par, "rest": levels_from(level + 1)})
+
+        block = _app("block_sparse", {"region": rid, "enabled": rs.block_sparse}, {})
+        vector = _app("vectorize", {"region": rid, "var": rs.order[-1], "shape": rs.stream_shape}, {"block": block})
+        order = _app("order", {"region": rid, "order": oid, "count": n, "inner": rs.order[-1],
+                               "is_default": is_default}, {"levels": levels_from(0), "vector": vector})
+        return _app("dataflow", {"region": rid}, {"order": order})
+
+    def sketch_of(self, schedule: Schedule) -> Sketch:
+        return sketch_from_json(self.expression_of(schedule), self.library, GOAL_TYPE)
+
+
+def _app(name: str, metadata: dict, args: dict) -> dict:
+    return {"App": [{"name": name, "metadata": metadata, "arity": list(args)}, args]}
+
+
+def _region_schedule(node: App, program: Program) -> RegionSchedule:
+    order_node = node.arg("order")
+    meta = order_node.metadata_dict()
+    ops = tuple(meta["region"].split("+"))
+    order = tuple(meta["order"].split())
+    factors: list[int] = []
+    levels = order_node.arg("levels")
+    while levels.function == "level":
+        factors.append(levels.arg("par").metadata_dict()["factor"])
+        levels = levels.arg("rest")
+    vector = order_node.arg("vector")
+    block = vector.arg("block")
+    return RegionSchedule(ops, order, tuple(factors), vector.metadata_dict()["shape"],
+                          block.metadata_dict()["enabled"])

@@ -1,0 +1,78 @@
+"""Brute force on both sides of the FuseFlow library's equivalence with the validator."""
+
+import itertools
+
+from fuseflow.fusion import canonical, grouping_problem
+from fuseflow.ir import unify_region
+from fuseflow.schedule import PAR_FACTORS, STREAM_SHAPES, RegionSchedule, Schedule, region_problems
+from fuseflow.facts import region_id
+
+
+def set_partitions(items):
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for partition in set_partitions(rest):
+        yield [[first]] + partition
+        for i in range(len(partition)):
+            yield partition[:i] + [[first] + partition[i]] + partition[i + 1:]
+
+
+def validator_groupings(program):
+    names = [op.name for op in program.ops]
+    return {canonical(program, p) for p in set_partitions(names) if grouping_problem(program, p) is None}
+
+
+def validator_region_schedules(program, binding, ops):
+    """Every raw candidate for one region, filtered by the validator alone."""
+    region = unify_region(program, ops)
+    n = len(region.vars)
+    accepted = set()
+    for order in itertools.permutations(region.vars):
+        for factors in itertools.product(PAR_FACTORS, repeat=n):
+            for shape in STREAM_SHAPES:
+                for block in (False, True):
+                    rs = RegionSchedule(tuple(ops), order, factors, shape, block)
+                    if not region_problems(program, binding, rs, "r"):
+                        accepted.add(rs)
+    return accepted
+
+
+def validator_schedules(program, binding):
+    """Brute force: every grouping × the product of its regions' accepted schedules."""
+    accepted = set()
+    for grouping in validator_groupings(program):
+        per_region = [sorted(validator_region_schedules(program, binding, g), key=repr) for g in grouping]
+        for combo in itertools.product(*per_region):
+            accepted.add(Schedule(tuple(combo)))
+    return accepted
+
+
+def menu_completions(space, sketch, choose=None):
+    """Every complete sketch reachable from `sketch` through offered steps (DFS on the lowest
+    open hole). `choose(site, menu)` may return a single option to take instead of branching."""
+    if sketch.complete:
+        yield sketch
+        return
+    menus = space.oracle.menus(sketch)
+    hole_menu = menus.holes[0]
+    options = list(hole_menu.options)
+    if choose is not None:
+        picked = choose(sketch, hole_menu)
+        if picked is not None:
+            options = [picked]
+    for option in options:
+        yield from menu_completions(space, space.oracle.apply(sketch, option), choose)
+
+
+def in_region(sketch, hole_menu, rid):
+    """Whether a hole belongs to region `rid`'s subtree."""
+    site = next(s for s in sketch.hole_sites() if s.hole.id == hole_menu.hole)
+    if site.parent is not None and site.parent.metadata_dict().get("region") == rid:
+        return True
+    return any(o.metadata_dict().get("region") == rid for o in hole_menu.options)
+
+
+def region_id_of(ops):
+    return region_id(ops)

@@ -1,0 +1,81 @@
+"""The FuseFlow library's menus reach exactly the schedules the independent validator accepts.
+
+Small programs: the whole space, by brute force on both sides. Larger programs: every legal
+grouping, and for every region every region schedule, with the other regions at defaults;
+then `navigator count` equals the brute-force count assembled from those sets.
+"""
+
+import math
+
+import pytest
+
+from fuseflow.binding import bind
+from fuseflow.bundled import resolve_program
+from fuseflow.fusion import legal_groupings
+from fuseflow.schedule import default_schedule
+from navigator.space import ScheduleSpace
+
+from .space_helpers import (in_region, menu_completions, region_id_of, validator_groupings,
+                            validator_region_schedules, validator_schedules)
+
+WHOLE = {"spmm": {"N": 2, "J": 2}, "sddmm": {"N": 2, "K": 2}, "nested_matmul": {"I": 2, "J": 2, "K": 1, "L": 2}}
+BY_REGION = {"gcn": {"N": 2, "F": 1, "H": 2, "C": 1}, "graphsage": {"N": 2, "F": 1, "H": 1, "C": 2},
+             "sparse_autoencoder": {"B": 1, "D": 2, "Hd": 1}, "block_attention": {"L": 2, "Dk": 1},
+             "gcn_logsoftmax": {"N": 1, "F": 1, "H": 1, "C": 2}}
+
+
+def space_for(name, dims):
+    program = resolve_program(name)
+    binding = bind(program, dims=dims)
+    return program, binding, ScheduleSpace.build(program, binding)
+
+
+@pytest.mark.parametrize("name", sorted(WHOLE))
+def test_whole_space_equals_validator(name):
+    program, binding, space = space_for(name, WHOLE[name])
+    reached = {}
+    for sketch in menu_completions(space, space.initial_sketch()):
+        reached.setdefault(space.schedule_of(sketch), []).append(sketch)
+    expected = validator_schedules(program, binding)
+    assert set(reached) == expected
+    # Each schedule is reached once, except the default one, also reached by the shortcut.
+    doubles = {s for s, sketches in reached.items() if len(sketches) > 1}
+    assert doubles == {default_schedule(program)}
+    assert space.oracle.count(space.initial_sketch()).value == len(expected) + 1
+
+
+@pytest.mark.parametrize("name", sorted(BY_REGION))
+def test_groupings_regions_and_count_equal_validator(name):
+    program, binding, space = space_for(name, BY_REGION[name])
+    start = space.initial_sketch()
+    sketch = space.oracle.apply(start, space.oracle.menus(start).holes[0].options[0])  # `schedule`
+    fusion_menu = space.oracle.menus(sketch).holes[0]
+    offered = {tuple(tuple(g.split("+")) for g in o.metadata_dict()["grouping"].split(" | "))
+               for o in fusion_menu.options}
+    groupings = validator_groupings(program)
+    assert offered == groupings
+
+    per_region = {}
+    for grouping in groupings:
+        for ops in grouping:
+            if ops in per_region:
+                continue
+            rid = region_id_of(ops)
+            option = next(o for o in fusion_menu.options
+                          if ops in [tuple(g.split("+")) for g in o.metadata_dict()["grouping"].split(" | ")])
+            with_grouping = space.oracle.apply(sketch, option)
+
+            def default_elsewhere(current, hole_menu, rid=rid):
+                return None if in_region(current, hole_menu, rid) else (hole_menu.default or hole_menu.options[0])
+
+            reached = set()
+            for complete in menu_completions(space, with_grouping, default_elsewhere):
+                schedule = space.schedule_of(complete)
+                reached |= {rs for rs in schedule.regions if rs.ops == ops}
+            accepted = validator_region_schedules(program, binding, ops)
+            assert reached == accepted, ops
+            per_region[ops] = len(accepted)
+
+    brute_count = sum(math.prod(per_region[ops] for ops in grouping) for grouping in groupings)
+    assert space.oracle.count(start).value == brute_count + 1  # + the default_schedule shortcut
+    assert len(list(legal_groupings(program))) == len(groupings)
