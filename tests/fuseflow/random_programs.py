@@ -20,11 +20,20 @@ def programs(draw, max_ops=5):
                      f'source = "random" }}')
         shapes[f"X{i}"] = shape
     ops = []
-    for k in range(n_ops):
-        names = list(shapes)
+    k = -1
+    while len(ops) < n_ops:
+        k += 1
+        names = [n for n in shapes if len(shapes[n]) == 2]
         a = draw(st.sampled_from(names))
-        kind = draw(st.sampled_from(["matmul", "ewise", "transpose"]))
+        kind = draw(st.sampled_from(["matmul", "ewise", "transpose", "normalize"]))
         sa = shapes[a]
+        if kind == "normalize" and len(ops) + 2 <= n_ops:
+            # A row reduction and a consumer that reuses the reduced index: softmax's pattern.
+            ops.append(f"R{k}(i) = {a}(i,j)")
+            shapes[f"R{k}"] = (sa[0],)
+            ops.append(f"T{k}(i,j) = {a}(i,j) * R{k}(i)")
+            shapes[f"T{k}"] = sa
+            continue
         if kind == "matmul":
             candidates = [b for b in names if shapes[b][0] == sa[1]]
             if candidates:

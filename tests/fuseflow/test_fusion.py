@@ -36,9 +36,15 @@ def brute_force_legal(program, partition):
                     if any(node not in members for node in path):
                         return False
         try:
-            unify_region(program, tuple(group))
+            region = unify_region(program, tuple(group))
         except UnificationError:
             return False
+        # No op may iterate a variable an upstream op of the same region reduces over.
+        for consumer in group:
+            for producer in nx.ancestors(graph.subgraph(members), consumer):
+                reduced = {region.op_vars[producer][v] for v in program.op_by_name[producer].reduction_vars}
+                if reduced & set(region.op_vars[consumer].values()):
+                    return False
     quotient = nx.DiGraph()
     quotient.add_nodes_from(range(len(partition)))
     quotient.add_edges_from((where[a], where[b]) for a, b in graph.edges if where[a] != where[b])
@@ -97,3 +103,25 @@ expr = "C(i,j) = B(i,k) * B(k,j)"
 ''')
     assert "merge two index variables" in grouping_problem(program, [["square_input", "square"]])
     assert fully_fused(program) is None
+
+
+def test_a_reduction_cannot_be_used_inside_its_own_loop(program_from):
+    program = program_from('''
+[dims]
+N = 4
+[tensors]
+X = { shape = ["N", "N"], source = "random" }
+[[ops]]
+name = "scores"
+expr = "S(i,j) = exp(X(i,j))"
+[[ops]]
+name = "rowmax"
+expr = "m(i) = S(i,j)"
+reduce = "max"
+[[ops]]
+name = "shift"
+expr = "E(i,j) = exp(S(i,j) - m(i))"
+''')
+    assert "second pass" in grouping_problem(program, [["scores", "rowmax", "shift"]])
+    # With S read from memory, the max and the shift are two passes over S's rows: legal.
+    assert grouping_problem(program, [["scores"], ["rowmax", "shift"]]) is None
