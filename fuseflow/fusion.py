@@ -10,7 +10,6 @@ and the regions, contracted, still form an acyclic graph (so they can run one af
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import lru_cache
 
 import networkx as nx
 
@@ -21,6 +20,14 @@ Grouping = tuple[tuple[str, ...], ...]
 
 def region_problem(program: Program, group: tuple[str, ...] | list[str]) -> str | None:
     """Why a set of ops cannot be one fused region, or None when it can."""
+    cache = program.memo.setdefault("region_problems", {})
+    key = frozenset(group)
+    if key not in cache:
+        cache[key] = _region_problem(program, group)
+    return cache[key]
+
+
+def _region_problem(program: Program, group: tuple[str, ...] | list[str]) -> str | None:
     members = set(group)
     unknown = members - set(program.op_by_name)
     if unknown:
@@ -90,7 +97,6 @@ def canonical(program: Program, grouping) -> Grouping:
 def legal_groupings(program: Program) -> Iterator[Grouping]:
     """Every legal grouping, each once, in canonical form."""
     names = [op.name for op in program.ops]
-    legal_region = _legal_region_cache(program)
 
     def extend(remaining: tuple[str, ...], groups: list[tuple[str, ...]]) -> Iterator[Grouping]:
         if not remaining:
@@ -102,7 +108,7 @@ def legal_groupings(program: Program) -> Iterator[Grouping]:
         # The group holding the first remaining op: that op plus any subset of the rest.
         for mask in range(1 << len(rest)):
             group = (first,) + tuple(op for bit, op in enumerate(rest) if mask >> bit & 1)
-            if legal_region(group):
+            if region_problem(program, group) is None:
                 left = tuple(op for op in rest if op not in group)
                 yield from extend(left, groups + [group])
 
@@ -118,13 +124,6 @@ def cyclic_groups_problem(program: Program, grouping) -> str | None:
     if nx.is_directed_acyclic_graph(quotient):
         return None
     return "the groups depend on each other in a cycle, so no region can run first"
-
-
-def _legal_region_cache(program: Program):
-    @lru_cache(maxsize=None)
-    def legal(group: tuple[str, ...]) -> bool:
-        return region_problem(program, group) is None
-    return legal
 
 
 def count_groupings(program: Program) -> int:

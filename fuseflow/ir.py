@@ -101,6 +101,8 @@ class Program:
     ops: list[Op]
     data: DataSpec = field(default_factory=DataSpec)
     path: str | None = None
+    # Derived facts about op groups, memoized: a program does not change once loaded.
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     @cached_property
     def op_by_name(self) -> dict[str, Op]:
@@ -192,6 +194,19 @@ class UnificationError(ValueError):
 
 def unify_region(program: Program, ops: list[str] | tuple[str, ...]) -> Region:
     """Merge index variables along producer/consumer edges inside the group of ops."""
+    cache = program.memo.setdefault("regions", {})
+    key = frozenset(ops)
+    if key not in cache:
+        try:
+            cache[key] = _unify_region(program, ops)
+        except UnificationError as exc:
+            cache[key] = exc
+    if isinstance(cache[key], UnificationError):
+        raise cache[key]
+    return cache[key]
+
+
+def _unify_region(program: Program, ops: list[str] | tuple[str, ...]) -> Region:
     members = [op.name for op in program.ops if op.name in set(ops)]
     parent: dict[tuple[str, str], tuple[str, str]] = {}
 

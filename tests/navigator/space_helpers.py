@@ -24,18 +24,35 @@ def validator_groupings(program):
     return {canonical(program, p) for p in set_partitions(names) if grouping_problem(program, p) is None}
 
 
-def validator_region_schedules(program, binding, ops):
-    """Every raw candidate for one region, filtered by the validator alone."""
+def validator_region_schedules(program, binding, ops, full_product_up_to=3):
+    """Raw candidates for one region, filtered by the validator alone.
+
+    Orders (every permutation), stream shapes and block modes are always enumerated in full.
+    Parallel factors are enumerated as the full product PAR_FACTORS^levels for regions of up
+    to `full_product_up_to` variables; above that, level by level (each raw factor tried with
+    the other levels at 1), and then every combination of the per-level survivors is checked
+    by the validator again, so nothing accepted here was accepted on one level's say alone.
+    """
     region = unify_region(program, ops)
     n = len(region.vars)
     accepted = set()
+
+    def ok(order, factors, shape, block):
+        return not region_problems(program, binding, RegionSchedule(tuple(ops), order, factors, shape, block), "r")
+
     for order in itertools.permutations(region.vars):
-        for factors in itertools.product(PAR_FACTORS, repeat=n):
+        if n <= full_product_up_to:
+            factor_choices = itertools.product(PAR_FACTORS, repeat=n)
+        else:
+            ones = (1,) * n
+            per_level = [[f for f in PAR_FACTORS if ok(order, ones[:lv] + (f,) + ones[lv + 1:], 1, False)]
+                         for lv in range(n)]
+            factor_choices = itertools.product(*per_level)
+        for factors in factor_choices:
             for shape in STREAM_SHAPES:
                 for block in (False, True):
-                    rs = RegionSchedule(tuple(ops), order, factors, shape, block)
-                    if not region_problems(program, binding, rs, "r"):
-                        accepted.add(rs)
+                    if ok(order, factors, shape, block):
+                        accepted.add(RegionSchedule(tuple(ops), order, factors, shape, block))
     return accepted
 
 
