@@ -4,8 +4,8 @@ The model (docs/cost-model.md has the derivation and a worked example):
 
 * A region runs as one loop nest over its dataflow order. Each op sits at the depth of its
   innermost own variable, so it runs once per point of the loop prefix down to that depth.
-  Variables of other ops that sit above it multiply its work: that is recomputation. The one
-  exception is a reduction that a nonlinear consumer waits for (see `op_contexts`).
+  Variables of other ops that sit above it multiply its work: that is recomputation. The
+  exception is a reduction the consumer waits for (fuseflow.lower.contexts has the rule).
 * A prefix's point count is the product of its extents, thinned by every sparse operand whose
   compressed level lies in the prefix (its stored fraction over the levels in the prefix),
   assuming independent sparsity patterns.
@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fuseflow.binding import Binding
-from fuseflow.expr import is_linear_in
+from fuseflow.lower.contexts import DEFAULT_POLICY, region_contexts
 from fuseflow.hardware import Hardware
 from fuseflow.ir import Operand, Program, Region, unify_region
 from fuseflow.schedule import RegionSchedule, Schedule
@@ -131,37 +131,11 @@ class _PrefixCounter:
         return total
 
 
-def op_contexts(program: Program, region: Region, order: tuple[str, ...]) -> dict[str, set[str]]:
-    """For each op, the loop variables its body runs under.
-
-    An op runs under every variable above its innermost own variable, except reductions it
-    must wait for: a reduction that has not closed yet (its loop sits above) streams partial
-    sums on through a consumer that is linear in it, such as a matmul; any other consumer
-    (relu, + bias, max, division by it) waits until an accumulator closes the reduction, so it
-    runs outside those loops.
-    """
-    position = {v: i for i, v in enumerate(order)}
-    members = set(region.ops)
-    carried: dict[str, set[str]] = {}
-    contexts: dict[str, set[str]] = {}
-    for name in region.ops:
-        op = program.op_by_name[name]
-        mapping = region.op_vars[name]
-        carry = {mapping[v] for v in op.reduction_vars}
-        closed: set[str] = set()
-        for access in op.inputs:
-            producer = program.producer.get(access.tensor)
-            if producer not in members:
-                continue
-            if op.reduce == "sum" and is_linear_in(op.expr, access.tensor):
-                carry |= carried[producer]
-            else:
-                closed |= carried[producer]
-        carried[name] = carry
-        own = set(mapping.values())
-        depth = max(position[v] for v in own)
-        contexts[name] = (set(order[: depth + 1]) - closed) | own
-    return contexts
+def op_contexts(program: Program, region: Region, order: tuple[str, ...],
+                policy: str = DEFAULT_POLICY) -> dict[str, set[str]]:
+    """For each op, the loop variables its body runs under (one rule, shared with the
+    lowering: fuseflow.lower.contexts)."""
+    return {op: set(chain) for op, chain in region_contexts(program, region, order, policy).chain.items()}
 
 
 def region_cost(program: Program, binding: Binding, region: Region, order: tuple[str, ...],

@@ -19,6 +19,8 @@ COMMAND_MODULES = [
     "navigator.commands.compiler",
     "navigator.commands.navigation",
     "navigator.commands.simulate",
+    "navigator.commands.session",
+    "navigator.commands.batch",
 ]
 
 

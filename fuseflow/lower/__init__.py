@@ -9,5 +9,5 @@ __all__ = ["POLICIES", "WRITE", "Contexts", "Edge", "Input", "Level", "Node", "O
            "format_graph", "lower_region", "region_contexts", "to_dot", "lower_schedule"]
 
 
-def lower_schedule(program, binding, schedule, policy: str = "stream", block_size: int = 4) -> list[RegionPlan]:
+def lower_schedule(program, binding, schedule, policy: str = "accumulate", block_size: int = 4) -> list[RegionPlan]:
     return [lower_region(program, binding, rs, policy, block_size) for rs in schedule.regions]

@@ -4,12 +4,14 @@ This follows docs/cost-model.md ("Execution model"): an op runs under every loop
 innermost own variable, except the reductions it waits for. Two policies decide when a
 consumer waits:
 
-* ``stream`` (the cost model's rule, the default): a consumer that is linear in a sum-reduced
-  tensor lets partial sums stream through it; any other consumer waits for an accumulator.
-* ``accumulate``: every consumer waits, so a reduction always closes before its result is
-  used. This is the alternative proposed in docs/simulator.md.
+* ``accumulate`` (the default): every consumer waits, so a reduction always closes on chip
+  before its result is used, as FuseFlow's kernels do. Under this policy the literature's
+  fusion trends come out of the model (docs/trends.md).
+* ``stream``: a consumer that is linear in a sum-reduced tensor lets partial sums stream
+  through it (the multilinear form); any other consumer waits for an accumulator.
 
-Two deliberate differences from `fuseflow.cost.op_contexts`:
+The cost model (`fuseflow.cost`) uses these contexts too, so the estimate and the simulator
+place ops by one rule. Under either policy:
 
 * a max reduction never streams partial results into a consumer (a sum of partial maxima is
   not the maximum), so its consumers always wait for it;
@@ -27,7 +29,8 @@ from dataclasses import dataclass
 from fuseflow.expr import is_linear_in
 from fuseflow.ir import Program, Region
 
-POLICIES = ("stream", "accumulate")
+POLICIES = ("accumulate", "stream")
+DEFAULT_POLICY = "accumulate"
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,7 @@ class Contexts:
 
 
 def region_contexts(program: Program, region: Region, order: tuple[str, ...],
-                    policy: str = "stream") -> Contexts:
+                    policy: str = DEFAULT_POLICY) -> Contexts:
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}")
     position = {v: i for i, v in enumerate(order)}

@@ -140,7 +140,7 @@ class _Builder:
         return pid
 
 
-def lower_region(program: Program, binding, rs: RegionSchedule, policy: str = "stream",
+def lower_region(program: Program, binding, rs: RegionSchedule, policy: str = "accumulate",
                  block_size: int = 4) -> RegionPlan:
     """The dataflow graph of one region under its schedule (order, par factors, vector, block)."""
     region = unify_region(program, rs.ops)

@@ -8,15 +8,28 @@ import json
 from fuseflow.errors import UserError
 
 
-def add_program_options(sub: argparse.ArgumentParser, program_positional: bool = True) -> None:
+def add_session_option(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--session", metavar="FILE",
+                     help="session file (default: $NAVIGATOR_SESSION, else .navigator/session.json)")
+
+
+def add_program_options(sub: argparse.ArgumentParser, program_positional: bool = True,
+                        program_optional: bool = False) -> None:
+    """The program and its sizes; with `program_optional`, the current session's program is the default."""
     if program_positional:
-        sub.add_argument("program", help="path to a program .toml, or a bundled program's name")
+        if program_optional:
+            sub.add_argument("program", nargs="?",
+                             help="path to a program .toml, or a bundled program's name "
+                                  "(default: the current session's program)")
+        else:
+            sub.add_argument("program", help="path to a program .toml, or a bundled program's name")
     sub.add_argument("--data", metavar="D", help="graph data file (.npz, .mtx, .graph, edge list) replacing the preset")
     sub.add_argument("--dim", action="append", metavar="NAME=N", help="override a dimension's extent (repeatable)")
     sub.add_argument("--hardware", metavar="H", help="hardware .toml overriding the defaults")
     sub.add_argument("--dense-order-fixed", action="store_true",
                      help="also treat dense operands' storage order as fixed when ordering loops")
     sub.add_argument("--json", action="store_true", help="print JSON on stdout")
+    add_session_option(sub)
 
 
 def parse_dims(values: list[str] | None) -> dict[str, int]:
@@ -29,13 +42,43 @@ def parse_dims(values: list[str] | None) -> dict[str, int]:
     return dims
 
 
+def program_spec(args) -> str:
+    """The program the command works on: `args.program`, else the current session's.
+
+    Falling back to the session also takes its data file, dimension overrides (the command
+    line's --dim still win) and library, by filling `args.data`, `args.dim` and
+    `args.library` when the command line left them out, so code that reads those afterwards
+    (e.g. bind(program, args.data, parse_dims(args.dim))) sees the session's values.
+    """
+    import sys
+
+    from navigator.sessions import read_context_spec, session_path
+
+    if getattr(args, "program", None):
+        return args.program
+    path = session_path(getattr(args, "session", None))
+    if not path.exists():
+        raise UserError("no program given, and no session to take it from", where=str(path),
+                        fix="name the program (e.g. --program spmm), or start a session with "
+                            "`navigator start PROGRAM`")
+    spec = read_context_spec(path)
+    if getattr(args, "data", None) is None:
+        args.data = spec.data
+    args.dim = [f"{name}={value}" for name, value in spec.dims] + list(getattr(args, "dim", None) or [])
+    if getattr(args, "library", None) is None and spec.library is not None:
+        args.library = spec.library
+    args.program = spec.program
+    print(f"navigator: using the program of session {path}: {spec.describe()}", file=sys.stderr)
+    return spec.program
+
+
 def load_program_args(args):
-    """(program, binding, hardware) from the common options."""
+    """(program, binding, hardware) from the common options (the session's program by default)."""
     from fuseflow.binding import bind
     from fuseflow.bundled import resolve_program
     from fuseflow.hardware import load_hardware
 
-    program = resolve_program(args.program)
+    program = resolve_program(program_spec(args))
     binding = bind(program, getattr(args, "data", None), parse_dims(getattr(args, "dim", None)))
     hardware = load_hardware(getattr(args, "hardware", None))
     return program, binding, hardware

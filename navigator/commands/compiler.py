@@ -46,11 +46,11 @@ def cmd_programs(args) -> int:
 
 def register(subs) -> None:
     check = subs.add_parser("check", help="summarize a program's regions, groupings, orders and default cost")
-    add_program_options(check)
+    add_program_options(check, program_optional=True)
     check.set_defaults(run=cmd_check)
     validate = subs.add_parser("validate", help="check a schedule JSON against a program")
     validate.add_argument("schedule", help="schedule .json (FuseFlow single-region or multi-region form)")
-    validate.add_argument("--program", required=True, help="program path or bundled name")
+    validate.add_argument("--program", help="program path or bundled name (default: the current session's)")
     add_program_options(validate, program_positional=False)
     validate.set_defaults(run=cmd_validate)
     programs = subs.add_parser("programs", help="list the bundled programs")

@@ -53,7 +53,11 @@ def cmd_replay(args) -> int:
     from navigator.space import ScheduleSpace, load_scheduling_library
 
     if args.program is None and args.facts is None:
-        raise UserError("replay needs the program (--program) or a fact file (--facts)", where="replay")
+        from navigator.sessions import session_path
+
+        if not session_path(args.session).exists():
+            raise UserError("replay needs the program (--program) or a fact file (--facts)", where="replay",
+                            fix="or run it inside a session started with `navigator start PROGRAM`")
     if args.facts:
         library, _ = load_scheduling_library(args.library)
         facts = load_facts(args.facts, library)
@@ -88,18 +92,19 @@ def cmd_replay(args) -> int:
 
 def register(subs) -> None:
     facts = subs.add_parser("facts", help="print the Honeybee fact program (.hb.toml) of a program")
-    add_program_options(facts)
+    add_program_options(facts, program_optional=True)
     facts.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     facts.set_defaults(run=cmd_facts)
 
     count = subs.add_parser("count", help="count the complete schedules of a program")
-    add_program_options(count)
+    add_program_options(count, program_optional=True)
     count.add_argument("--library", metavar="L", help="scheduling library (default: the bundled FuseFlow library)")
     count.set_defaults(run=cmd_count)
 
     replay = subs.add_parser("replay", help="navigate from ?0 to a target expression, round by round")
     replay.add_argument("target", help="target: an expression in Honeybee's JSON form, or a schedule JSON")
-    replay.add_argument("--program", help="program path or bundled name (its facts are generated)")
+    replay.add_argument("--program", help="program path or bundled name (its facts are generated; "
+                                          "default: the current session's)")
     replay.add_argument("--facts", metavar="F", help="a fact program (.hb.toml) instead of --program")
     replay.add_argument("--library", metavar="L", help="scheduling library (default: the bundled FuseFlow library)")
     add_program_options(replay, program_positional=False)

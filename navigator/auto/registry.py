@@ -1,0 +1,50 @@
+"""Strategies by name.
+
+Built-in strategies are listed in `_BUILTIN` as "module:attribute" so that naming one
+imports only that one (an LLM strategy must not make `navigator fill` import openai).
+`register_strategy` adds a factory at run time, for plug-ins and tests.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable
+
+from navigator.auto.base import Strategy, StrategyError
+
+StrategyFactory = Callable[..., Strategy]
+
+# name -> ("module:factory", one-line description)
+_BUILTIN: dict[str, tuple[str, str]] = {
+    "default": ("navigator.auto.default:DefaultStrategy", "the library's default option at each hole"),
+}
+_REGISTERED: dict[str, tuple[StrategyFactory, str]] = {}
+
+
+def register_strategy(name: str, factory: StrategyFactory, description: str = "") -> None:
+    """Make `get_strategy(name)` return `factory(**options)`; replaces an earlier registration."""
+    if not name or not all(c.isalnum() or c in "_.-" for c in name):
+        raise ValueError(f"a strategy name uses letters, digits, '_', '.' or '-': {name!r}")
+    _REGISTERED[name] = (factory, description)
+
+
+def strategy_names() -> list[str]:
+    return sorted(set(_BUILTIN) | set(_REGISTERED))
+
+
+def describe_strategies() -> dict[str, str]:
+    descriptions = {name: text for name, (_, text) in _BUILTIN.items()}
+    descriptions.update({name: text for name, (_, text) in _REGISTERED.items()})
+    return dict(sorted(descriptions.items()))
+
+
+def get_strategy(name: str, **options: Any) -> Strategy:
+    if name in _REGISTERED:
+        factory = _REGISTERED[name][0]
+    elif name in _BUILTIN:
+        module, _, attribute = _BUILTIN[name][0].partition(":")
+        factory = getattr(importlib.import_module(module), attribute)
+    else:
+        raise StrategyError(f"unknown strategy {name!r}", where="--auto",
+                            fix=f"known strategies: {', '.join(strategy_names())}")
+    return factory(**options)

@@ -1,0 +1,165 @@
+"""`batch` and `sample`: evaluate many schedules, and draw them uniformly from the space."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from fuseflow.errors import UserError
+from navigator.commands.common import add_session_option, parse_dims, print_json
+
+JSON_VERSION = 1
+
+
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number, at least 1, not {text!r}")
+    return int(text)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, not {text!r}")
+    return value
+
+
+# ---------------------------------------------------------------- batch
+
+def cmd_batch(args) -> int:
+    from pathlib import Path
+
+    from navigator.batch import EvalConfig, ResultsLog, collect_candidates, open_executor, run_batch
+    from navigator.batch.evaluation import load_inputs
+    from navigator.batch.progress import BatchProgress
+    from navigator.commands.common import program_spec
+    from navigator.sessions import ProgramSpec
+
+    spec = ProgramSpec.from_user(program_spec(args), args.data, parse_dims(args.dim))
+    hardware = str(Path(args.hardware).resolve()) if args.hardware else None
+    config = EvalConfig(spec, hardware, args.policy, args.executor, args.seed, not args.no_check)
+    # Load now: input errors stop here (exit 2), and forked workers inherit the loaded inputs.
+    inputs = load_inputs(spec, hardware, args.seed)
+    candidates = collect_candidates(args.schedules, inputs.program)
+    run_id = config.run_id()
+    with ResultsLog(args.out) as results:
+        others = sorted({r.get("run") for r in results.records.values()} - {run_id})
+        if others:
+            raise UserError(f"holds results of another program, data, dimensions or settings (run {others[0]}; "
+                            f"this run is {run_id})", where=args.out,
+                            fix="use another --out, or the same program and options as the run that wrote it")
+        if results.repaired_bytes:
+            print(f"navigator: {args.out}: removed a truncated last line ({results.repaired_bytes} bytes) left by "
+                  "an interrupted run", file=sys.stderr)
+        unique = {c.key for c in candidates}
+        done = sum(1 for key in unique if key in results.records
+                   and not (args.retry_failed and results.records[key].get("status") != "ok"))
+        with open_executor(args.engine, args.jobs, args.scheduler) as handle:
+            with BatchProgress(len(unique), done, enabled=not args.no_progress) as progress:
+                summary = run_batch(candidates, config, handle.executor, results, slots=handle.slots,
+                                    timeout=args.timeout, engine=handle.engine, retry_failed=args.retry_failed,
+                                    on_record=progress.record, restart=handle.restart, abort=handle.abort)
+    data = {"format": "navigator-batch", "version": JSON_VERSION, "out": args.out, "program": inputs.program.name,
+            "run": run_id, "engine": handle.engine, "slots": handle.slots, **summary.to_dict()}
+    if args.json:
+        print_json(data)
+    failures = ", ".join(f"{n} {kind}" for kind, n in sorted(summary.failures.items())) or "none"
+    print(f"navigator: {summary.unique} schedules ({summary.duplicates} duplicate files): {summary.skipped} already in "
+          f"{args.out}, {summary.evaluated} evaluated now ({summary.ok} ok, failures: {failures}) in "
+          f"{summary.seconds:.1f} s, {summary.throughput:.2f} schedules/s", file=sys.stderr)
+    if summary.interrupted:
+        print(f"navigator: interrupted; {summary.remaining} schedules left. Every finished result is in {args.out}: "
+              "rerun the same command to resume", file=sys.stderr)
+        return 130
+    if summary.aborted:
+        print(f"navigator: error: {summary.aborted}; {summary.remaining} schedules left (rerun to resume)",
+              file=sys.stderr)
+        return 1
+    if summary.failed_keys:
+        print(f"navigator: {len(summary.failed_keys)} schedules failed; their errors are in {args.out}",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+# ---------------------------------------------------------------- sample
+
+def cmd_sample(args) -> int:
+    import random
+    import secrets
+    from pathlib import Path
+
+    from fuseflow.schedule import save_schedule, schedule_to_json
+    from navigator.batch.records import schedule_key
+    from navigator.sampling import UniformSampler
+    from navigator.sessions import ProgramSpec
+
+    spec = ProgramSpec.from_user(args.program, args.data, parse_dims(args.dim), args.library)
+    space = spec.load().space
+    sampler = UniformSampler(space.oracle)
+    size = sampler.size()
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
+    rng = random.Random(seed)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UserError("exists and is not a folder", where=args.out, fix="name a folder for the schedules")
+    width = max(3, len(str(args.n)))
+    files = []
+    for index in range(1, args.n + 1):
+        schedule = space.schedule_of(sampler.sample(rng))
+        path = out / f"{space.program.name}-{index:0{width}d}.json"
+        save_schedule(path, space.program, schedule)
+        files.append({"path": str(path), "key": schedule_key(schedule_to_json(space.program, schedule))})
+    unique = len({f["key"] for f in files})
+    if args.json:
+        print_json({"format": "navigator-sample", "version": JSON_VERSION, "program": space.program.name,
+                    "spec": spec.program, "dims": spec.dims_dict, "data": spec.data, "seed": seed,
+                    "space": size, "count": args.n, "unique": unique, "out": str(out), "files": files})
+    print(f"navigator: wrote {args.n} schedules of {space.program.name} to {out} ({unique} distinct; the space "
+          f"holds {size}; seed {seed})", file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------- registration
+
+def register(subs) -> None:
+    batch = subs.add_parser("batch", help="evaluate many schedules in parallel into a resumable JSON-lines file")
+    batch.add_argument("schedules", nargs="+", metavar="SCHEDULE",
+                       help="schedule .json files, or folders of them")
+    batch.add_argument("--program", help="program path or bundled name (default: the current session's)")
+    batch.add_argument("--data", metavar="D", help="graph data file replacing the program's preset")
+    batch.add_argument("--dim", action="append", metavar="NAME=N", help="override a dimension's extent (repeatable)")
+    batch.add_argument("--hardware", metavar="H", help="hardware .toml overriding the defaults")
+    batch.add_argument("--out", required=True, metavar="FILE", help="results, one JSON line per schedule")
+    batch.add_argument("--jobs", type=_positive_int, metavar="N",
+                       help="candidates at once (local: worker processes, default: CPU count; "
+                            "dask: default: the cluster's threads)")
+    batch.add_argument("--engine", choices=("local", "dask"), default="local",
+                       help="local process pool, or a dask.distributed cluster")
+    batch.add_argument("--scheduler", metavar="ADDR", help="dask scheduler address, e.g. tcp://127.0.0.1:8786")
+    batch.add_argument("--timeout", type=_positive_float, metavar="S", help="seconds allowed per schedule")
+    batch.add_argument("--policy", choices=("stream", "accumulate"), default="stream",
+                       help="reduction policy of the simulator (see navigator eval)")
+    batch.add_argument("--executor", choices=("fast", "exact"), default="fast", help="simulator executor")
+    batch.add_argument("--seed", type=int, help="seed for generated data (default: the program's)")
+    batch.add_argument("--no-check", action="store_true", help="skip the numerical check against numpy")
+    batch.add_argument("--retry-failed", action="store_true",
+                       help="evaluate again the schedules whose recorded result is a failure")
+    batch.add_argument("--no-progress", action="store_true", help="no progress bar")
+    batch.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
+    add_session_option(batch)
+    batch.set_defaults(run=cmd_batch)
+
+    sample = subs.add_parser("sample", help="draw N schedules uniformly at random from the valid space")
+    sample.add_argument("program", help="path to a program .toml, or a bundled program's name")
+    sample.add_argument("n", metavar="N", type=_positive_int, help="how many schedules")
+    sample.add_argument("--out", required=True, metavar="DIR", help="folder for the schedule .json files")
+    sample.add_argument("--seed", type=int, help="random seed (default: a fresh one, printed)")
+    sample.add_argument("--data", metavar="D", help="graph data file replacing the program's preset")
+    sample.add_argument("--dim", action="append", metavar="NAME=N", help="override a dimension's extent (repeatable)")
+    sample.add_argument("--library", metavar="L", help="scheduling library (default: the bundled FuseFlow library)")
+    sample.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
+    sample.set_defaults(run=cmd_sample)

@@ -1,0 +1,252 @@
+"""Session commands: start, show, fill, undo, redo, history, export.
+
+Each command reads the session file named by --session, $NAVIGATOR_SESSION or
+.navigator/session.json. Commands that change it (start, fill, undo, redo) hold
+`<session>.lock` while they read, change and atomically rewrite it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from fuseflow.errors import UserError
+from navigator.commands.common import add_session_option, parse_dims, print_json
+
+
+def _positive(text: str) -> int:
+    import argparse
+
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of steps, at least 1, not {text!r}")
+    return int(text)
+
+
+def _path(args) -> Path:
+    from navigator.sessions import session_path
+
+    return session_path(args.session)
+
+
+def _notes(workspace) -> None:
+    for note in workspace.notes:
+        print(f"navigator: {note}", file=sys.stderr)
+
+
+def _add_common(sub, json_help: str = "print JSON on stdout (docs/session-json.md)",
+                accept_changes: bool = True) -> None:
+    add_session_option(sub)
+    if accept_changes:
+        sub.add_argument("--accept-changes", action="store_true",
+                         help="if the program, data or library changed since the session was saved, replay the "
+                              "recorded steps on the new version instead of stopping")
+    if json_help:
+        sub.add_argument("--json", action="store_true", help=json_help)
+
+
+# ---------------------------------------------------------------- start / show
+
+def cmd_start(args) -> int:
+    from navigator.sessions import ProgramSpec, create_workspace
+    from navigator.sessions.views import format_show, show_json
+
+    spec = ProgramSpec.from_user(args.program, args.data, parse_dims(args.dim), args.library)
+    workspace = create_workspace(_path(args), spec, force=args.force)
+    menus = workspace.session.menus()
+    if args.json:
+        print_json(show_json(workspace, menus))
+    else:
+        print(f"started a session for {spec.describe()} in {workspace.path}", file=sys.stderr)
+        print(format_show(workspace, menus))
+    return 0
+
+
+def cmd_show(args) -> int:
+    from navigator.sessions import open_workspace, parse_hole
+    from navigator.sessions.views import format_show, show_json
+
+    workspace = open_workspace(_path(args), accept_changes=args.accept_changes)
+    _notes(workspace)
+    only = parse_hole(args.hole) if args.hole is not None else None
+    if only is not None and not workspace.session.sketch.has_hole(only):
+        holes = " ".join(f"?{h.id}" for h in workspace.session.sketch.holes()) or "none"
+        raise UserError(f"?{only} is not an open hole", where="--hole", fix=f"open holes: {holes}")
+    menus = workspace.session.menus()
+    if args.json:
+        print_json(show_json(workspace, menus, only))
+    else:
+        print(format_show(workspace, menus, only))
+    return 0
+
+
+# ---------------------------------------------------------------- fill / undo / redo
+
+def _report_steps(args, workspace, action: str, records) -> None:
+    from navigator.sessions.views import format_steps, steps_json
+
+    if args.json:
+        print_json(steps_json(workspace, action, records))
+    else:
+        print(format_steps(workspace, action, records))
+
+
+def cmd_fill(args) -> int:
+    from navigator.auto import StrategyFailure, fill_with_strategy, get_strategy
+    from navigator.session import SessionError
+    from navigator.sessions import locked_workspace, parse_hole, resolve_option
+
+    hole = parse_hole(args.hole)
+    if args.auto and args.option:
+        raise UserError("give an OPTION or --auto STRATEGY, not both", where="fill")
+    if not args.auto and not args.option:
+        raise UserError(f"which option for ?{hole}?", where="fill",
+                        fix=f"give a menu number (navigator show --hole {hole}), an option id, "
+                            "FUNCTION FIELD=VALUE, or --auto default")
+    if args.subtree and not args.auto:
+        raise UserError("--subtree works with --auto", where="--subtree",
+                        fix=f"e.g. navigator fill '?{hole}' --auto default --subtree")
+    strategy = get_strategy(args.auto) if args.auto else None
+    with locked_workspace(_path(args), accept_changes=args.accept_changes) as workspace:
+        _notes(workspace)
+        session = workspace.session
+        if not session.sketch.has_hole(hole):
+            holes = " ".join(f"?{h.id}" for h in session.sketch.holes())
+            raise SessionError(f"?{hole} is not an open hole", where=str(workspace.path),
+                               fix=f"open holes: {holes}" if holes else "the sketch is complete")
+        if strategy is not None:
+            try:
+                records = fill_with_strategy(session, hole, strategy, subtree=args.subtree,
+                                             rationale=args.rationale)
+            except StrategyFailure as exc:
+                print(f"navigator: error: {exc}", file=sys.stderr)
+                return 1
+        else:
+            option = resolve_option(session.menus().for_hole(hole), args.option)
+            records = [session.apply(hole, option.id, by="user", rationale=args.rationale)]
+        workspace.save()
+    _report_steps(args, workspace, "fill", records)
+    return 0
+
+
+def _undo_redo(args, action: str) -> int:
+    from navigator.sessions import locked_workspace
+
+    with locked_workspace(_path(args), accept_changes=args.accept_changes) as workspace:
+        _notes(workspace)
+        session = workspace.session
+        records = [session.undo() if action == "undo" else session.redo() for _ in range(args.steps)]
+        workspace.save()
+    _report_steps(args, workspace, action, records)
+    return 0
+
+
+def cmd_undo(args) -> int:
+    return _undo_redo(args, "undo")
+
+
+def cmd_redo(args) -> int:
+    return _undo_redo(args, "redo")
+
+
+def cmd_history(args) -> int:
+    from navigator.sessions import open_workspace
+    from navigator.sessions.views import format_history, history_json
+
+    workspace = open_workspace(_path(args), accept_changes=args.accept_changes)
+    _notes(workspace)
+    if args.json:
+        print_json(history_json(workspace))
+    else:
+        print(format_history(workspace))
+    return 0
+
+
+# ---------------------------------------------------------------- export
+
+def cmd_export(args) -> int:
+    import json
+    import os
+
+    from fuseflow.atomic import write_text_atomic
+    from fuseflow.schedule import save_schedule, schedule_to_json
+    from navigator.export import ExportFailure, complete_schedule, schedule_python
+    from navigator.sessions import open_workspace
+    from navigator.sessions.views import step_line
+
+    workspace = open_workspace(_path(args), accept_changes=args.accept_changes)
+    _notes(workspace)
+    try:
+        result = complete_schedule(workspace.space, workspace.session, partial=args.partial)
+    except ExportFailure as exc:
+        print(f"navigator: error: {exc}", file=sys.stderr)
+        return 1
+    if result.filled:
+        print(f"navigator: --partial filled {len(result.filled)} open holes with their defaults "
+              "(the session itself is unchanged):", file=sys.stderr)
+        for record in result.filled:
+            print(f"  {step_line(record)}", file=sys.stderr)
+    program = workspace.program
+    if args.json_out:
+        save_schedule(args.json_out, program, result.schedule)
+        print(f"wrote {args.json_out}", file=sys.stderr)
+    if args.python_out:
+        spec = workspace.spec
+        text = schedule_python(result.schedule, program=spec.program, program_name=program.name,
+                               data=spec.data, dims=spec.dims_dict, output=args.json_out,
+                               source=str(workspace.path))
+        write_text_atomic(args.python_out, text)
+        os.chmod(args.python_out, 0o755)
+        print(f"wrote {args.python_out}", file=sys.stderr)
+    if not args.json_out and not args.python_out:
+        print(json.dumps(schedule_to_json(program, result.schedule), indent=2))
+    return 0
+
+
+# ---------------------------------------------------------------- registration
+
+def register(subs) -> None:
+    start = subs.add_parser("start", help="start a navigation session for a program")
+    start.add_argument("program", help="path to a program .toml, or a bundled program's name")
+    start.add_argument("--library", metavar="L", help="scheduling library (default: the bundled FuseFlow library)")
+    start.add_argument("--data", metavar="D", help="graph data file replacing the program's preset")
+    start.add_argument("--dim", action="append", metavar="NAME=N", help="override a dimension's extent (repeatable)")
+    start.add_argument("--force", action="store_true", help="replace an existing session file")
+    _add_common(start, accept_changes=False)
+    start.set_defaults(run=cmd_start)
+
+    show = subs.add_parser("show", help="the sketch and the menu of every open hole")
+    show.add_argument("--hole", metavar="HOLE", help="show only this hole's menu (?3, 3 or h3)")
+    _add_common(show)
+    show.set_defaults(run=cmd_show)
+
+    fill = subs.add_parser(
+        "fill", help="fill a hole with an option, or with a strategy",
+        description="OPTION is a menu number, an option id, or FUNCTION FIELD=VALUE ... "
+                    "(also FUNCTION(FIELD=VALUE, ...)). Quote '?3': the shell treats ? as a wildcard.")
+    fill.add_argument("hole", metavar="HOLE", help="the hole: ?3, 3 or h3")
+    fill.add_argument("option", metavar="OPTION", nargs="*", help="menu number, option id, or FUNCTION FIELD=VALUE ...")
+    fill.add_argument("--auto", metavar="STRATEGY", help="let a strategy choose (known: default)")
+    fill.add_argument("--subtree", action="store_true", help="with --auto: also fill every hole opened beneath HOLE")
+    fill.add_argument("--rationale", metavar="TEXT", help="why: recorded with the step (see `navigator history`)")
+    _add_common(fill)
+    fill.set_defaults(run=cmd_fill)
+
+    for name, run, text in (("undo", cmd_undo, "take back the last step"),
+                            ("redo", cmd_redo, "re-take the last step undone")):
+        sub = subs.add_parser(name, help=text)
+        sub.add_argument("steps", nargs="?", type=_positive, default=1, help="how many steps (default 1)")
+        _add_common(sub)
+        sub.set_defaults(run=run)
+
+    history = subs.add_parser("history", help="every step with its provenance: who, when, why")
+    _add_common(history)
+    history.set_defaults(run=cmd_history)
+
+    export = subs.add_parser("export", help="write the session's schedule as JSON and/or as a Python script")
+    export.add_argument("--json", dest="json_out", metavar="F", help="write the schedule JSON to F")
+    export.add_argument("--python", dest="python_out", metavar="F",
+                        help="write a Python script that rebuilds the schedule with fuseflow and saves it")
+    export.add_argument("--partial", action="store_true",
+                        help="fill open holes with their defaults first (the session is not changed)")
+    _add_common(export, json_help="")
+    export.set_defaults(run=cmd_export)

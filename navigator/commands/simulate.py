@@ -1,0 +1,133 @@
+"""`eval` and `compare`: run schedules through the dataflow simulator (docs/simulator.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fuseflow.errors import ScheduleError, UserError
+from navigator.commands.common import add_program_options, print_json, program_spec
+
+EXACT_TOKEN_LIMIT = 20_000_000
+
+
+def _add_sim_options(sub) -> None:
+    sub.add_argument("--policy", choices=("accumulate", "stream"), default="accumulate",
+                     help="accumulate (default): every reduction closes on chip before its result is used; "
+                          "stream: linear consumers take partial sums")
+    sub.add_argument("--seed", type=int, default=None, help="seed for generated data (default: the program's)")
+    sub.add_argument("--preset", metavar="NAME", help="generate the graph from this preset (cora, cora_ml, dblp, "
+                                                      "ogb_collab) instead of the program's")
+
+
+def _load(args):
+    """Like load_program_args, with --preset replacing the program's graph preset."""
+    import dataclasses
+
+    from fuseflow.binding import bind
+    from fuseflow.bundled import resolve_program
+    from fuseflow.data.synthetic import get_preset
+    from fuseflow.hardware import load_hardware
+    from navigator.commands.common import parse_dims
+
+    program = resolve_program(program_spec(args))
+    if args.preset:
+        get_preset(args.preset)
+        if args.data:
+            raise UserError("--preset and --data both name the graph", where="--preset",
+                            fix="give one of them")
+        program = dataclasses.replace(program, data=dataclasses.replace(program.data, preset=args.preset))
+    binding = bind(program, args.data, parse_dims(args.dim))
+    return program, binding, load_hardware(args.hardware)
+
+
+def cmd_eval(args) -> int:
+    from fuseflow.lower import format_graph, to_dot
+    from fuseflow.schedule import load_schedule, schedule_problems
+    from simulator.evaluate import evaluate
+    from simulator.report import format_report
+
+    program, binding, hardware = _load(args)
+    schedule = load_schedule(args.schedule, program)
+    problems = schedule_problems(program, binding, schedule, dense_fixed=args.dense_order_fixed)
+    if problems:
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ScheduleError(first.message + more, field=first.field, rule=first.rule, where=args.schedule)
+    if args.executor == "exact":
+        from simulator.data import materialize
+        from simulator.evaluate import run_schedule
+
+        # Count the tokens with the fast executor first: the exact one needs about 3 s per million.
+        probe, _ = run_schedule(program, binding, schedule, "fast", args.policy,
+                                materialize(program, binding, args.seed), hardware, numerics=False)
+        tokens = sum(c.data + c.stops for r in probe for c in r.run.counts.values())
+        if tokens > EXACT_TOKEN_LIMIT:
+            raise UserError(f"about {tokens:.3g} tokens, too many for the exact executor", where="--executor",
+                            fix="use --executor fast, or shrink the problem with --dim")
+    report = evaluate(program, binding, schedule, hardware, executor=args.executor, policy=args.policy,
+                      seed=args.seed, check=not args.no_check)
+    if args.graph or args.dot:
+        plans = [r.plan for r in report.regions]
+        if args.dot:
+            for index, plan in enumerate(plans):
+                path = Path(args.dot if len(plans) == 1 else f"{args.dot}.{index}")
+                path.write_text(to_dot(plan), encoding="utf-8")
+    if args.json:
+        data = report.to_dict()
+        data["schedule"] = args.schedule
+        if args.graph:
+            data["graphs"] = [format_graph(r.plan) for r in report.regions]
+        print_json(data)
+    else:
+        if args.graph:
+            for r in report.regions:
+                print(format_graph(r.plan))
+        print(format_report(report, args.schedule))
+    failed = report.check is not None and not report.check.passed
+    return 1 if failed else 0
+
+
+def cmd_compare(args) -> int:
+    from simulator.baselines import compare_baselines
+    from simulator.report import format_comparison
+
+    program, binding, hardware = _load(args)
+    rows = compare_baselines(program, binding, hardware, policy=args.policy, parallel=args.parallel, seed=args.seed,
+                             dense_fixed=args.dense_order_fixed)
+    if args.save:
+        from fuseflow.schedule import save_schedule
+
+        Path(args.save).mkdir(parents=True, exist_ok=True)
+        for row in rows:
+            if row["schedule"] is not None:
+                save_schedule(Path(args.save) / f"{program.name}_{row['name']}.json", program, row["schedule"])
+    for row in rows:
+        del row["schedule"]
+    if args.json:
+        print_json({"program": program.name, "policy": args.policy, "parallel": args.parallel,
+                    "hardware": hardware.source, "baselines": rows})
+    else:
+        print(format_comparison(rows, program.name, args.policy))
+    return 0
+
+
+def register(subs) -> None:
+    ev = subs.add_parser("eval", help="simulate a schedule: FLOPs, bytes, cycles, and a numerical check")
+    ev.add_argument("schedule", help="schedule .json (FuseFlow single-region or multi-region form)")
+    ev.add_argument("--program", help="program path or bundled name (default: the session's program)")
+    add_program_options(ev, program_positional=False)
+    _add_sim_options(ev)
+    ev.add_argument("--executor", choices=("fast", "exact"), default="fast",
+                    help="fast: vectorized counts (any size); exact: token by token (small inputs)")
+    ev.add_argument("--no-check", action="store_true", help="skip the comparison with the numpy reference")
+    ev.add_argument("--graph", action="store_true", help="also print each region's dataflow graph")
+    ev.add_argument("--dot", metavar="FILE", help="write the dataflow graph as Graphviz DOT (FILE.N per region)")
+    ev.set_defaults(run=cmd_eval)
+    cmp_ = subs.add_parser("compare", help="unfused, per-layer and fully fused baselines side by side")
+    add_program_options(cmp_)
+    _add_sim_options(cmp_)
+    cmp_.add_argument("--parallel", action="store_true",
+                      help="fork each region's outermost dense level across the hardware lanes and give its "
+                           "innermost level the widest stream shape")
+    cmp_.add_argument("--save", metavar="DIR", help="write each baseline's schedule JSON into DIR")
+    cmp_.set_defaults(run=cmd_compare)

@@ -1,0 +1,91 @@
+"""Draw complete schedules uniformly at random, using the menus' exact counts.
+
+Why this is uniform: at each step take the lowest open hole. Every completion of the current
+sketch fills that hole with exactly one offered option, and an option's `count` is the number
+of completions that go through it, so the counts at that hole partition the completions.
+Picking option o with probability count(o) / Σ count gives every completion the probability
+
+    count(o1)/total · count(o2)/count(o1) · … · 1/count(ok) = 1/total
+
+(the product telescopes, since after a step the new total is the option's count). Nothing is
+enumerated; the counts are exact Python integers, so this works for spaces of 10^16 schedules.
+
+The FuseFlow library offers one shortcut at the root, `default_schedule`: a second expression
+for a schedule the `schedule` branch already contains. Keeping it would give the compiler's
+default schedule twice the probability of any other, so `SHORTCUTS` are never drawn and every
+schedule has probability 1 / (number of schedules).
+"""
+
+from __future__ import annotations
+
+import bisect
+import random
+from typing import Iterable
+
+from fuseflow.errors import UserError
+from navigator.synth import MenuOption, Oracle, Sketch
+
+#: functions that are a second way to write a schedule already in the space
+SHORTCUTS = frozenset({"default_schedule"})
+
+
+class SamplingError(UserError):
+    """The space cannot be sampled uniformly (unbounded, or empty)."""
+
+
+class UniformSampler:
+    """Samples complete sketches of one oracle; memoizes the per-sketch choices it computed."""
+
+    def __init__(self, oracle: Oracle, *, skip: Iterable[str] = SHORTCUTS, memo_limit: int = 200_000):
+        self.oracle = oracle
+        self.skip = frozenset(skip)
+        self._memo: dict[Sketch, tuple[list[MenuOption], list[int]]] = {}
+        self._memo_limit = memo_limit
+
+    def size(self, sketch: Sketch | None = None) -> int:
+        """How many complete sketches `sample` chooses among (shortcuts excluded at the first hole)."""
+        sketch = sketch or self.oracle.initial_sketch()
+        if sketch.complete:
+            return 1
+        return self._choices(sketch)[1][-1]
+
+    def _choices(self, sketch: Sketch) -> tuple[list[MenuOption], list[int]]:
+        cached = self._memo.get(sketch)
+        if cached is not None:
+            return cached
+        menus = self.oracle.menus(sketch)
+        if menus.blocked:
+            raise SamplingError(f"the sketch cannot be completed: {menus.blocked}")
+        menu = menus.holes[0]
+        options = [o for o in menu.options if o.function not in self.skip]
+        unbounded = [o.id for o in options if o.count.unbounded]
+        if unbounded:
+            raise SamplingError(f"?{menu.hole} leads to unboundedly many programs (through {unbounded[0]})",
+                                fix="uniform sampling needs a finite space; use a library without recursion "
+                                    "that can grow without limit")
+        cumulative, running = [], 0
+        for option in options:
+            running += option.count.value
+            cumulative.append(running)
+        if running == 0:
+            raise SamplingError(f"?{menu.hole} offers nothing to sample")
+        if len(self._memo) >= self._memo_limit:
+            self._memo.clear()
+        self._memo[sketch] = (options, cumulative)
+        return options, cumulative
+
+    def sample(self, rng: random.Random, sketch: Sketch | None = None) -> Sketch:
+        """One complete sketch extending `sketch` (default ?0), uniformly at random."""
+        sketch = sketch or self.oracle.initial_sketch()
+        while not sketch.complete:
+            options, cumulative = self._choices(sketch)
+            pick = rng.randrange(cumulative[-1])
+            sketch = self.oracle.apply(sketch, options[bisect.bisect_right(cumulative, pick)])
+        return sketch
+
+
+def sample_schedules(space, n: int, seed: int | None = None) -> list:
+    """`n` schedules of a ScheduleSpace, drawn independently and uniformly (repeats possible)."""
+    sampler = UniformSampler(space.oracle)
+    rng = random.Random(seed)
+    return [space.schedule_of(sampler.sample(rng)) for _ in range(n)]

@@ -1,0 +1,24 @@
+"""Command-line sessions: a navigation session saved in a file, tied to its program.
+
+    workspace = create_workspace(path, ProgramSpec.from_user("spmm", dims={"N": 8}))
+    with locked_workspace(path) as workspace:      # mutate under <path>.lock, then save
+        workspace.session.apply_default()
+        workspace.save()
+    workspace = open_workspace(path)               # read only, no lock
+
+The session's `context` records the program spec (a bundled name or an absolute path), the
+data file, the dimension overrides, the library, and content hashes of the program, library,
+facts and data. Opening a session recomputes the hashes and names whatever changed.
+"""
+
+from navigator.sessions.choice import ChoiceError, parse_hole, resolve_option
+from navigator.sessions.files import DEFAULT_SESSION, SESSION_ENV, session_lock, session_path
+from navigator.sessions.spec import ProgramSpec, LoadedProgram
+from navigator.sessions.workspace import (Workspace, create_workspace, locked_workspace, open_workspace,
+                                          read_context_spec)
+
+__all__ = [
+    "ChoiceError", "DEFAULT_SESSION", "LoadedProgram", "ProgramSpec", "SESSION_ENV", "Workspace",
+    "create_workspace", "locked_workspace", "open_workspace", "parse_hole", "read_context_spec",
+    "resolve_option", "session_lock", "session_path",
+]

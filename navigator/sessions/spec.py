@@ -1,0 +1,166 @@
+"""What a session navigates: the program, its data and dimensions, and the library.
+
+A `ProgramSpec` is what the session file records (bundled names stay names, files become
+absolute paths so the session works from any directory). `ProgramSpec.load()` builds the
+schedule space and the content hashes that tell whether anything changed since.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from fuseflow.errors import UserError
+
+#: the keys of `fingerprints`, in the order changes are reported
+FINGERPRINT_KEYS = ("program", "library", "data", "facts")
+
+
+@dataclass(frozen=True)
+class ProgramSpec:
+    #: a bundled program's name, or an absolute path to a program .toml
+    program: str
+    #: absolute path of the graph data file, or None for the program's preset
+    data: str | None = None
+    #: dimension overrides, sorted by name
+    dims: tuple[tuple[str, int], ...] = ()
+    #: absolute path of the scheduling library, or None for the bundled FuseFlow library
+    library: str | None = None
+
+    @classmethod
+    def from_user(cls, program: str, data: str | None = None, dims: Mapping[str, int] | None = None,
+                  library: str | None = None) -> "ProgramSpec":
+        """Normalize command-line values: relative paths become absolute."""
+        from fuseflow.bundled import bundled_program_names
+        from fuseflow.errors import ProgramError
+
+        names = bundled_program_names()
+        path = Path(program)
+        if not (program in names and not path.exists()):
+            if path.suffix != ".toml" and not path.exists():  # the rule of fuseflow.bundled.resolve_program
+                raise ProgramError(f"unknown program {program!r}", where="PROGRAM",
+                                   fix=f"give a .toml path or one of: {', '.join(names)}")
+            program = str(path.resolve())
+        return cls(program, str(Path(data).resolve()) if data else None,
+                   tuple(sorted((dims or {}).items())), str(Path(library).resolve()) if library else None)
+
+    @property
+    def bundled(self) -> bool:
+        return not os.path.isabs(self.program)
+
+    @property
+    def dims_dict(self) -> dict[str, int]:
+        return dict(self.dims)
+
+    def describe(self) -> str:
+        """One line for people: `spmm (dims N=8)`, `/abs/prog.toml (data /abs/g.npz)`."""
+        extras = []
+        if self.dims:
+            extras.append("dims " + " ".join(f"{k}={v}" for k, v in self.dims))
+        if self.data:
+            extras.append(f"data {self.data}")
+        if self.library:
+            extras.append(f"library {self.library}")
+        return self.program + (f" ({'; '.join(extras)})" if extras else "")
+
+    # ---- the session file's context ----
+
+    def to_context(self) -> dict[str, Any]:
+        return {"program": self.program, "data": self.data, "dims": self.dims_dict,
+                "library": self.library}
+
+    @classmethod
+    def from_context(cls, data: Any, where: str) -> "ProgramSpec":
+        from navigator.session import SessionError
+
+        if not isinstance(data, dict) or not isinstance(data.get("program"), str):
+            raise SessionError("the session names no program (context.navigator.program)", where=where,
+                               fix="it was not made by `navigator start`; start a new session")
+        dims = data.get("dims") or {}
+        if not isinstance(dims, dict) or not all(isinstance(k, str) and isinstance(v, int)
+                                                 and not isinstance(v, bool) for k, v in dims.items()):
+            raise SessionError("context.navigator.dims must map dimension names to integers", where=where)
+        for key in ("data", "library"):
+            if data.get(key) is not None and not isinstance(data[key], str):
+                raise SessionError(f"context.navigator.{key} must be a path or null", where=where)
+        return cls(data["program"], data.get("data"), tuple(sorted(dims.items())), data.get("library"))
+
+    # ---- loading ----
+
+    def program_text(self) -> tuple[str, str]:
+        """(text, where) of the program file or the bundled program."""
+        from fuseflow.atomic import read_user_text
+        from fuseflow.bundled import bundled_program_names, bundled_program_text
+        from fuseflow.errors import ProgramError
+
+        if self.bundled:
+            if self.program not in bundled_program_names():
+                raise ProgramError(f"no bundled program {self.program!r} in this navigator",
+                                   where="program", fix=f"bundled: {', '.join(bundled_program_names())}")
+            return bundled_program_text(self.program), f"{self.program}.toml (bundled)"
+        return read_user_text(self.program, ProgramError, "a .toml program"), self.program
+
+    def load(self) -> "LoadedProgram":
+        from fuseflow.binding import bind
+        from fuseflow.frontend import parse_program
+        from navigator.space import ScheduleSpace, content_hash
+
+        text, where = self.program_text()
+        program = parse_program(text, where)
+        binding = bind(program, self.data, self.dims_dict)
+        space = ScheduleSpace.build(program, binding, self.library)
+        fingerprints = {"program": content_hash(text), "library": content_hash(space.library_text),
+                        "data": file_hash(self.data) if self.data else None,
+                        "facts": content_hash(space.facts_text)}
+        return LoadedProgram(self, space, fingerprints)
+
+    def changes(self, saved: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
+        """What differs between two fingerprint sets, in words (empty when nothing did)."""
+        names = {
+            "program": f"the bundled program {self.program} (navigator was upgraded)" if self.bundled
+            else f"the program file {self.program}",
+            "library": f"the library file {self.library}" if self.library
+            else "the bundled scheduling library (navigator was upgraded)",
+            "data": f"the data file {self.data}",
+            "facts": "the facts generated from the program and its data (the schedule space)",
+        }
+        changed = []
+        for key in FINGERPRINT_KEYS:
+            if key in saved and saved.get(key) != current.get(key):
+                changed.append(f"{names[key]} (content {_short(saved.get(key))} -> {_short(current.get(key))})")
+        return changed
+
+
+def _short(value: Any) -> str:
+    return str(value)[:8] if value else "none"
+
+
+def file_hash(path: str) -> str:
+    """SHA-256 of a file's bytes (first 16 hex digits, like navigator.space.content_hash)."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        raise UserError(f"cannot read the data file: {exc.strerror}", where=path,
+                        fix="restore the file, or start a new session") from None
+    return digest.hexdigest()[:16]
+
+
+@dataclass
+class LoadedProgram:
+    spec: ProgramSpec
+    space: Any  # navigator.space.ScheduleSpace (imported lazily: it pulls in scipy)
+    fingerprints: dict[str, str | None]
+
+    @property
+    def program(self):
+        return self.space.program
+
+    @property
+    def binding(self):
+        return self.space.binding

@@ -1,0 +1,183 @@
+"""What session commands print: the text people read and the JSON documents scripts read.
+
+Every JSON document carries `format` and `version`; docs/session-json.md describes them and
+tests/cli/schemas/ holds their JSON Schemas. Within a version, fields are only ever added.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from navigator.sessions.workspace import Workspace
+from navigator.session import StepRecord
+from navigator.synth import Count, HoleMenu, Menus, format_sketch, sketch_to_json
+
+JSON_VERSION = 1
+
+
+def _plural(count: Count, word: str) -> str:
+    if count.unbounded:
+        return f"unboundedly many {word}s"
+    return f"{count.value} {word}" + ("" if count.value == 1 else "s")
+
+
+# ---------------------------------------------------------------- show
+
+def program_json(workspace: Workspace) -> dict[str, Any]:
+    spec = workspace.spec
+    return {"name": workspace.program.name, "spec": spec.program, "bundled": spec.bundled,
+            "data": spec.data, "dims": spec.dims_dict, "library": spec.library}
+
+
+def hole_json(menu: HoleMenu) -> dict[str, Any]:
+    default = next((i for i, o in enumerate(menu.options, 1) if o.is_default), None)
+    return {
+        "hole": menu.hole,
+        "label": f"?{menu.hole}",
+        "type": menu.type,
+        "parent": menu.parent_function,
+        "param": menu.param,
+        "default": default,
+        "options": [{"number": i, "id": o.id, "function": o.function, "metadata": o.metadata_dict(),
+                     "count": o.count.to_json(), "subtree_count": o.subtree_count.to_json(),
+                     "default": o.is_default} for i, o in enumerate(menu.options, 1)],
+    }
+
+
+def _menus_shown(menus: Menus, only_hole: int | None) -> tuple[HoleMenu, ...]:
+    if only_hole is None:
+        return menus.holes
+    return tuple(m for m in menus.holes if m.hole == only_hole)
+
+
+def show_json(workspace: Workspace, menus: Menus, only_hole: int | None = None) -> dict[str, Any]:
+    session = workspace.session
+    return {
+        "format": "navigator-show",
+        "version": JSON_VERSION,
+        "session": str(workspace.path),
+        "program": program_json(workspace),
+        "steps": len(session.steps),
+        "can_undo": session.can_undo,
+        "can_redo": session.can_redo,
+        "complete": session.complete,
+        "completions": menus.total.to_json(),
+        "blocked": menus.blocked,
+        "open_holes": [h.id for h in session.sketch.holes()],
+        "sketch": {"text": format_sketch(session.sketch), "expression": sketch_to_json(session.sketch)},
+        "holes": [hole_json(m) for m in _menus_shown(menus, only_hole)],
+    }
+
+
+def format_menu(menu: HoleMenu) -> list[str]:
+    where = f"{menu.parent_function}.{menu.param}" if menu.parent_function else "the goal"
+    lines = [f"?{menu.hole} : {menu.type} ({where})"]
+    width = len(str(len(menu.options)))
+    for number, option in enumerate(menu.options, 1):
+        mark = "   (default)" if option.is_default else ""
+        lines.append(f"  {number:>{width}}. {option.id}{mark}")
+        lines.append(f"  {'':>{width}}    {_plural(option.count, 'completion')}")
+    if not menu.options:
+        lines.append("  (nothing is offered)")
+    return lines
+
+
+def format_show(workspace: Workspace, menus: Menus, only_hole: int | None = None) -> str:
+    session = workspace.session
+    holes = session.sketch.holes()
+    if session.complete:
+        status = "complete"
+    elif menus.blocked:
+        status = f"blocked: {menus.blocked}"
+    else:
+        status = (f"{len(holes)} open hole{'s' if len(holes) != 1 else ''}, "
+                  f"{_plural(menus.total, 'completion')}")
+    lines = [
+        f"session  {workspace.path}",
+        f"program  {workspace.spec.describe()}",
+        f"steps    {len(session.steps)} (undo: {'yes' if session.can_undo else 'no'}, "
+        f"redo: {'yes' if session.can_redo else 'no'})",
+        f"status   {status}",
+        "",
+        format_sketch(session.sketch),
+    ]
+    for menu in _menus_shown(menus, only_hole):
+        lines.append("")
+        lines.extend(format_menu(menu))
+    if session.complete:
+        lines += ["", "The sketch is complete: `navigator export --json schedule.json` writes its schedule."]
+    elif holes and only_hole is None:
+        lines += ["", f"Fill a hole: navigator fill '?{holes[0].id}' NUMBER   "
+                      f"(or --auto default; see docs/cli.md)"]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- steps (fill, undo, redo)
+
+def step_line(record: StepRecord) -> str:
+    return f"?{record.hole} := {record.option}"
+
+
+def steps_json(workspace: Workspace, action: str, records: Iterable[StepRecord]) -> dict[str, Any]:
+    session = workspace.session
+    menus = session.menus()
+    return {
+        "format": "navigator-steps",
+        "version": JSON_VERSION,
+        "action": action,
+        "session": str(workspace.path),
+        "steps": [r.to_dict() for r in records],
+        "history_length": len(session.steps),
+        "complete": session.complete,
+        "completions": menus.total.to_json(),
+        "open_holes": [h.id for h in session.sketch.holes()],
+    }
+
+
+def format_steps(workspace: Workspace, action: str, records: Iterable[StepRecord]) -> str:
+    verb = {"fill": "", "undo": "undid ", "redo": "redid "}[action]
+    lines = [f"{verb}{step_line(r)}   [{r.by}]" for r in records]
+    session = workspace.session
+    if session.complete:
+        lines.append("complete: `navigator export --json schedule.json` writes the schedule")
+    else:
+        holes = " ".join(f"?{h.id}" for h in session.sketch.holes())
+        lines.append(f"open holes: {holes}   ({_plural(session.menus().total, 'completion')})")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- history
+
+def history_json(workspace: Workspace) -> dict[str, Any]:
+    session = workspace.session
+    return {
+        "format": "navigator-history",
+        "version": JSON_VERSION,
+        "session": str(workspace.path),
+        "program": program_json(workspace),
+        "steps": [{"number": i, **r.to_dict()} for i, r in enumerate(session.steps, 1)],
+        "redo": [r.to_dict() for r in session.redo_steps],
+    }
+
+
+def _record_lines(prefix: str, record: StepRecord) -> list[str]:
+    lines = [f"{prefix}{step_line(record)}",
+             f"{' ' * len(prefix)}by {record.by} at {record.timestamp or '(unknown time)'}"]
+    if record.rationale:
+        lines.append(f"{' ' * len(prefix)}why: {record.rationale}")
+    return lines
+
+
+def format_history(workspace: Workspace) -> str:
+    session = workspace.session
+    lines = [f"session  {workspace.path}", f"program  {workspace.spec.describe()}", ""]
+    if not session.steps:
+        lines.append("no steps yet")
+    width = len(str(len(session.steps)))
+    for number, record in enumerate(session.steps, 1):
+        lines.extend(_record_lines(f"{number:>{width}}. ", record))
+    if session.redo_steps:
+        lines += ["", "undone (`navigator redo` re-takes them, next first):"]
+        for record in session.redo_steps:
+            lines.extend(_record_lines("  - ", record))
+    return "\n".join(lines)

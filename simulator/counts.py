@@ -1,0 +1,95 @@
+"""The contract both executors fulfil: token counts per primitive, and memory visits per input.
+
+For every primitive (`Counts`):
+  data    data tokens it emits (a reducer: the tokens it consumes; a joiner: its output)
+  stops   stop tokens it emits (one closes every fiber; see docs/simulator.md for SAM's rules)
+  walk    joiners only: coordinates the merge visits (|a ∪ b|), one per cycle
+  tiles   data tokens when a token carries a vector or block tile (distinct coarsened paths);
+          for a joiner, tiles of its walk
+  fibers  fibers of the tiled stream (distinct coarsened parent paths)
+  lanes   tiles per logical lane, for the par factors of the variables on its path
+
+For every input an op reads from memory (`visits[(op, key)]`): distinct value reads, and per
+compressed level the coordinates and fibers read, counted on the op's loop chain without the
+loops of other ops that sit *between* the input's own levels (their repeats are served from a
+fiber buffer on chip).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class Counts:
+    data: int = 0
+    stops: int = 0
+    walk: int = 0
+    tiles: int = 0
+    fibers: int = 0
+    lanes: tuple[int, ...] = ()
+
+    def as_tuple(self):
+        return (self.data, self.stops, self.walk, self.tiles, self.fibers, tuple(int(x) for x in self.lanes))
+
+
+@dataclass
+class Visits:
+    values: int = 0
+    coords: dict[int, int] = field(default_factory=dict)   # storage level -> coordinates read
+    fibers: dict[int, int] = field(default_factory=dict)   # storage level -> fibers opened
+
+    def as_tuple(self):
+        return (self.values, tuple(sorted(self.coords.items())), tuple(sorted(self.fibers.items())))
+
+
+@dataclass
+class RegionRun:
+    """What an executor measured for one region."""
+
+    counts: dict[int, Counts]
+    visits: dict[tuple[str, str], Visits]
+    written: dict[str, object]        # tensor -> FiberTree written to memory
+    buffers: dict[tuple[str, str], object] = field(default_factory=dict)
+
+
+def stop_counts(depth_sizes: list[int], parents_with_children: list[int]) -> int:
+    """Stop tokens of a stream whose paths have length d = len(depth_sizes) - 1.
+
+    depth_sizes[e] = paths of length e (depth_sizes[0] = 1, the root);
+    parents_with_children[e] = paths of length e-1 that have a child of length e.
+    Each fiber ends with one stop token; an empty fiber of an enclosing level adds one more
+    (SAM passes it down), so St(d) = D(d-1) + B(d-1) with B(e) = empty(e) + B(e-1).
+    """
+    bare = 0
+    for e in range(1, len(depth_sizes) - 1):
+        bare += depth_sizes[e - 1] - parents_with_children[e]
+    return depth_sizes[-2] + bare if len(depth_sizes) >= 2 else 0
+
+
+def lane_layout(vars_: tuple[str, ...], par: dict[str, int]) -> tuple[list[int], list[int]]:
+    """Positions on the path of the forked variables, and their factors."""
+    where = [k for k, v in enumerate(vars_) if par.get(v, 1) > 1]
+    return where, [par[vars_[k]] for k in where]
+
+
+def path_tiles(paths, parent_paths, vars_: tuple[str, ...], coarsen: dict[str, int],
+               par: dict[str, int]) -> tuple[int, int, tuple[int, ...]]:
+    """Tiles, tiled fibers and per-lane tiles of a stream given as Python path tuples."""
+    div = [coarsen.get(v, 1) for v in vars_]
+    if all(d == 1 for d in div) and not any(par.get(v, 1) > 1 for v in vars_):
+        # Scalar tokens on one lane: every path of a stream is distinct.
+        return len(paths), len(parent_paths), (len(paths),)
+    tiled = {tuple(c // d for c, d in zip(p, div)) for p in paths}
+    parent_div = div[:-1]
+    tiled_parents = {tuple(c // d for c, d in zip(p, parent_div)) for p in parent_paths}
+    where, factors = lane_layout(vars_, par)
+    lanes = np.zeros(int(np.prod(factors)) if factors else 1, dtype=np.int64)
+    for t in tiled:
+        index = 0
+        for k, f in zip(where, factors):
+            index = index * f + t[k] % f
+        lanes[index] += 1
+    return len(tiled), len(tiled_parents), tuple(int(x) for x in lanes)

@@ -1,0 +1,235 @@
+"""Simulate a schedule: lower each region, run an executor, time it, and check the numbers.
+
+    report = evaluate(program, binding, schedule, hardware)          # fast executor
+    report = evaluate(..., executor="exact")                        # token by token (small inputs)
+    report.to_dict()  # flops, bytes, intensity, roofline, cycles, regions, counters, check
+
+Both executors return the same per-primitive counts (`simulator.counts`); `run_schedule`
+exposes them for tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from fuseflow.binding import Binding
+from fuseflow.hardware import Hardware, load_hardware
+from fuseflow.ir import Program
+from fuseflow.lower import lower_region
+from fuseflow.lower.plan import RegionPlan
+from fuseflow.schedule import Schedule, check_schedule
+from simulator import exact, fast
+from simulator.counts import RegionRun
+from simulator.data import ProgramData, materialize
+from simulator.fibertree import FiberTree
+from simulator.order import execution_order
+from simulator.reference import evaluate_op, evaluate_program
+from simulator.timing import Timing, region_timing
+from simulator.traffic import Traffic, region_counters, region_traffic
+
+EXECUTORS = ("fast", "exact")
+COUNTERS = ("ops", "reductions", "value_reads", "coord_reads", "value_writes", "coord_writes")
+
+
+@dataclass
+class RegionResult:
+    plan: RegionPlan
+    run: RegionRun
+    written: dict[str, FiberTree]
+    traffic: Traffic
+    counters: dict[str, int]
+    timing: Timing
+
+    @property
+    def flops(self) -> int:
+        return self.counters["ops"] + self.counters["reductions"]
+
+    def to_dict(self) -> dict:
+        rs = self.plan.schedule
+        return {"ops": list(rs.ops), "order": " ".join(rs.order), "par_factors": list(rs.par_factors),
+                "stream_shape": rs.stream_shape, "block_sparse": rs.block_sparse,
+                "flops": self.flops, "bytes_read": self.traffic.read_bytes,
+                "compulsory_bytes": self.traffic.compulsory_bytes,
+                "bytes_written": self.traffic.write_bytes, **self.timing.to_dict(),
+                "counters": dict(self.counters), "primitives": len(self.plan.primitives)}
+
+
+@dataclass
+class Check:
+    passed: bool
+    max_relative_error: float
+    tensors: dict[str, bool] = field(default_factory=dict)
+    skipped: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"passed": self.passed, "max_relative_error": self.max_relative_error, "tensors": self.tensors,
+                **({"skipped": self.skipped} if self.skipped else {})}
+
+
+@dataclass
+class Report:
+    program: str
+    executor: str
+    policy: str
+    hardware: Hardware
+    regions: list[RegionResult]
+    check: Check | None
+
+    @property
+    def flops(self) -> int:
+        return sum(r.flops for r in self.regions)
+
+    @property
+    def bytes(self) -> float:
+        return sum(r.traffic.bytes for r in self.regions)
+
+    @property
+    def compulsory_bytes(self) -> float:
+        return sum(r.traffic.compulsory_bytes for r in self.regions)
+
+    @property
+    def cycles(self) -> float:
+        return sum(r.timing.cycles for r in self.regions)
+
+    @property
+    def intensity(self) -> float:
+        return self.flops / self.bytes if self.bytes else float("inf")
+
+    @property
+    def roofline(self) -> str:
+        return "compute-bound" if self.intensity >= self.hardware.ridge_intensity else "memory-bound"
+
+    @property
+    def counters(self) -> dict[str, int]:
+        return {k: sum(r.counters[k] for r in self.regions) for k in COUNTERS}
+
+    def to_dict(self) -> dict:
+        return {"program": self.program, "executor": self.executor, "policy": self.policy,
+                "hardware": self.hardware.source, "flops": self.flops, "bytes": self.bytes,
+                "compulsory_bytes": self.compulsory_bytes,
+                "intensity": self.intensity, "roofline": self.roofline, "cycles": self.cycles,
+                "seconds": self.cycles / (self.hardware.clock_ghz * 1e9), "counters": self.counters,
+                "regions": [r.to_dict() for r in self.regions],
+                "check": self.check.to_dict() if self.check else None}
+
+
+def input_trees(program: Program, data: ProgramData) -> dict[str, FiberTree]:
+    trees = {}
+    for name, array in data.arrays.items():
+        formats = program.tensors[name].formats
+        trees[name] = FiberTree.from_sparse(array, formats) if sp.issparse(array) else \
+            FiberTree.from_dense(array, formats)
+    return trees
+
+
+def _as_value(tree: FiberTree):
+    if tree.nlevels == 2 and "compressed" in tree.formats:
+        coords, ref = tree.coordinates()
+        return sp.csr_matrix((tree.values[ref], (coords[0], coords[1])), shape=tree.extents)
+    return tree.to_dense()
+
+
+class Machine:
+    """Memory state between regions: stored tensors (and their values, when computed)."""
+
+    def __init__(self, program: Program, binding: Binding, data: ProgramData, hw: Hardware, policy: str,
+                 numerics: bool = True):
+        self.program, self.binding, self.hw, self.policy, self.numerics = program, binding, hw, policy, numerics
+        self.memory = input_trees(program, data)
+        self.values = dict(data.arrays)
+
+    def simulate(self, rs, executor: str = "fast") -> RegionResult:
+        """Run one region on the current memory without committing its writes."""
+        plan = lower_region(self.program, self.binding, rs, self.policy, self.hw.block_size)
+        if executor == "exact":
+            run = exact.run_region(plan, self.memory)
+            written = run.written
+        else:
+            run, patterns = fast.run_region(plan, self.memory)
+            written = _fast_values(self.program, self.binding, plan, self.values, patterns, self.numerics)
+        traffic = region_traffic(plan, run, self.memory, written, self.hw)
+        counters = region_counters(plan, run, written)
+        timing = region_timing(plan, run.counts, traffic.bytes, self.hw)
+        return RegionResult(plan, run, written, traffic, counters, timing)
+
+    def commit(self, result: RegionResult) -> None:
+        self.memory.update(result.written)
+        if self.numerics:
+            for tensor, tree in result.written.items():
+                self.values[tensor] = _as_value(tree)
+
+
+def run_schedule(program: Program, binding: Binding, schedule: Schedule, executor: str = "fast",
+                 policy: str = "accumulate", data: ProgramData | None = None, hardware: Hardware | None = None,
+                 numerics: bool = True):
+    """(region results, values of every tensor written to memory) for a legal schedule."""
+    hw = hardware or load_hardware()
+    machine = Machine(program, binding, data or materialize(program, binding), hw, policy, numerics)
+    results: list[RegionResult] = []
+    for rs in execution_order(program, schedule):
+        result = machine.simulate(rs, executor)
+        machine.commit(result)
+        results.append(result)
+    return results, machine.values
+
+
+def _fast_values(program: Program, binding: Binding, plan: RegionPlan, values: dict, patterns: dict,
+                 numerics: bool = True) -> dict:
+    """Each op's values with the reference kernels; results stored in their declared formats,
+    keeping only the coordinates the loops produced. Without numerics, only the structure."""
+    local = dict(values)
+    if numerics:
+        for name in plan.region.ops:
+            op = program.op_by_name[name]
+            local[op.output.tensor] = evaluate_op(program, op, local, binding.extents)
+    written = {}
+    for tensor, (edge, leaf) in patterns.items():
+        coords = fast.result_coordinates(edge, leaf)
+        if not numerics:
+            written[tensor] = FiberTree.dense_pattern(edge.extents) if coords is None else \
+                FiberTree.from_coo(edge.formats, edge.extents, coords)
+            continue
+        array = local[tensor]
+        if coords is None:
+            written[tensor] = FiberTree.from_dense(array, edge.formats)
+        else:
+            dense = array.toarray() if sp.issparse(array) else np.asarray(array)
+            written[tensor] = FiberTree.from_coo(edge.formats, edge.extents, coords, dense[tuple(coords)])
+    return written
+
+
+def compare(values: dict, reference: dict, tensors) -> Check:
+    worst, passed, per = 0.0, True, {}
+    for tensor in tensors:
+        got = values[tensor]
+        got = got.toarray() if sp.issparse(got) else np.asarray(got, dtype=np.float64)
+        want = reference[tensor]
+        scale = float(np.max(np.abs(want))) if want.size else 0.0
+        ok = bool(np.allclose(got, want, rtol=1e-9, atol=1e-12 * max(scale, 1.0), equal_nan=True))
+        with np.errstate(all="ignore"):
+            err = float(np.max(np.abs(got - want)) / max(scale, 1e-300)) if want.size else 0.0
+        worst = max(worst, err if np.isfinite(err) else float("inf"))
+        per[tensor] = ok
+        passed &= ok
+    return Check(passed, worst, per)
+
+
+def evaluate(program: Program, binding: Binding, schedule: Schedule, hardware: Hardware | None = None, *,
+             executor: str = "fast", policy: str = "accumulate", seed: int | None = None, check: bool = True,
+             data: ProgramData | None = None) -> Report:
+    """Simulate `schedule` and check its result against the numpy reference."""
+    if executor not in EXECUTORS:
+        raise ValueError(f"unknown executor {executor!r}")
+    hw = hardware or load_hardware()
+    check_schedule(program, binding, schedule)
+    data = data or materialize(program, binding, seed)
+    regions, values = run_schedule(program, binding, schedule, executor, policy, data, hw)
+    verdict = None
+    if check:
+        reference = evaluate_program(program, data.arrays, binding.extents)
+        written = [t for r in regions for t in r.written]
+        verdict = compare(values, reference, written)
+    return Report(program.name, executor, policy, hw, regions, verdict)

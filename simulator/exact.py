@@ -1,0 +1,247 @@
+"""The exact executor: runs a lowered region token by token.
+
+Streams are Python lists. A data token is a tuple `(path, payload)`: the coordinates of the
+loop chain so far (hardware aligns streams by their stop tokens; carrying the path lets the
+simulator check that alignment and count tiles and lanes) and a reference, a value, or, out of
+a joiner, a dict of references. A stop token is an int `n` (SAM's S_n) and the stream ends
+with DONE. Each primitive (simulator.streams) consumes whole input lists and produces its
+output list, so its token counts are exactly the lengths it produced.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fuseflow.lower.plan import WRITE, Node, OpPlan, RegionPlan
+from simulator.counts import Counts, RegionRun, Visits, path_tiles
+from simulator.fibertree import FiberTree
+from simulator.reference import apply_function
+from simulator.streams import (DONE, alu, array, dense, emit_tree, extract, join, locate, repeat, scalar,
+                               scan)
+
+
+def _paths(stream: list) -> list[tuple]:
+    return [t[0] for t in stream if t.__class__ is tuple]
+
+
+class _Recorder:
+    def __init__(self, plan: RegionPlan):
+        self.plan = plan
+        self.counts: dict[int, Counts] = {}
+
+    def stream(self, pid: int, stream: list, vars_: tuple[str, ...], parent_paths, walked=None) -> None:
+        data = sum(1 for t in stream if t.__class__ is tuple)
+        stops = sum(1 for t in stream if t.__class__ is int)
+        measured = _paths(stream) if walked is None else walked
+        tiles, fibers, lanes = path_tiles(measured, parent_paths, vars_, self.plan.coarsen, self.plan.par)
+        self.counts[pid] = Counts(data, stops, len(walked) if walked is not None else 0, tiles, fibers, lanes)
+
+
+def run_region(plan: RegionPlan, memory: dict[str, FiberTree]) -> RegionRun:
+    record = _Recorder(plan)
+    visits: dict[tuple[str, str], Visits] = {}
+    written: dict[str, FiberTree] = {}
+    buffers: dict[tuple[str, str], FiberTree] = {}
+    for op in plan.ops:
+        _run_op(plan, op, memory, buffers, written, record, visits)
+    return RegionRun(record.counts, visits, written, buffers)
+
+
+def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visits) -> None:
+    chain = op.chain
+    position = {v: i for i, v in enumerate(chain)}
+    trees = {}
+    for key, inp in op.inputs.items():
+        trees[key] = buffers[(inp.producer, op.name)] if inp.kind == "buffer" else memory[inp.tensor]
+    root = [((), None), DONE]
+    refs = {key: [((), 0), DONE] for key in op.inputs}
+    vals: dict[str, list] = {}
+    for pid, key in op.root_reads:
+        vals[key] = array(refs[key], trees[key])
+        record.stream(pid, vals[key], (), [])
+    parent = root
+    merged_paths: list[list[tuple]] = []
+    fiber_refs: dict[tuple[str, int], list] = {}
+    scanned: dict[tuple[str, int], list] = {}
+    read_refs: dict[str, list] = {}
+    for level in op.levels:
+        depth, var = level.depth, level.var
+        vars_ = chain[: depth + 1]
+        parent_paths = _paths(parent) if depth else [()]
+
+        def node_stream(node: Node) -> list:
+            if node.kind == "scan":
+                inp = op.inputs[node.key]
+                s = inp.vars.index(var)
+                fiber_refs[(node.key, s)] = refs[node.key]
+                out = scan(refs[node.key], trees[node.key], s, node.key)
+                scanned[(node.key, s)] = out
+                record.stream(node.pid, out, vars_, parent_paths)
+                return out
+            if node.kind in ("dense", "empty"):
+                out = dense(parent, level.extent, node.kind == "empty")
+                record.stream(node.pid, out, vars_, parent_paths)
+                return out
+            left, right = (node_stream(c) for c in node.children)
+            out, walked = join(left, right, node.kind)
+            record.stream(node.pid, out, vars_, parent_paths, walked)
+            return out
+
+        merged = node_stream(level.iterator)
+        joined = set(_leaf_keys(level.iterator))
+        for spid, jpid, key in level.leftjoins:
+            inp = op.inputs[key]
+            s = inp.vars.index(var)
+            fiber_refs[(key, s)] = refs[key]
+            follower = scan(refs[key], trees[key], s, key)
+            scanned[(key, s)] = follower
+            record.stream(spid, follower, vars_, parent_paths)
+            merged, walked = join(merged, follower, "left")
+            record.stream(jpid, merged, vars_, parent_paths, walked)
+            joined.add(key)
+        if level.fork is not None:
+            record.stream(level.fork, merged, vars_, parent_paths)
+        for key in joined:
+            refs[key] = extract(merged, key)
+        for pid, key, levels in level.locates:
+            inp = op.inputs[key]
+            refs[key] = locate(refs[key], merged, trees[key], levels, [position[inp.vars[s]] for s in levels])
+            record.stream(pid, refs[key], vars_, parent_paths)
+        for pid, key, what in level.repeats:
+            if what == "ref":
+                refs[key] = repeat(refs[key], merged)
+                record.stream(pid, refs[key], vars_, parent_paths)
+            else:
+                vals[key] = repeat(vals[key], merged)
+                record.stream(pid, vals[key], vars_, parent_paths)
+        for pid, key in level.reads:
+            read_refs[key] = refs[key]
+            vals[key] = array(refs[key], trees[key])
+            record.stream(pid, vals[key], vars_, parent_paths)
+        merged_paths.append(_paths(merged))
+        parent = merged
+    leaf_parent_paths = merged_paths[-2] if len(merged_paths) > 1 else [()]
+    value = _evaluate(op, op.expr, vals, parent, record, chain, leaf_parent_paths)
+    if op.join is not None:
+        record.stream(op.join, value, chain, leaf_parent_paths)
+    for edge in op.edges:
+        levels, target = _reduce(plan, op, edge, value, merged_paths)
+        if edge.reduce_pid is not None:
+            record.stream(edge.reduce_pid, value, chain, leaf_parent_paths)
+        target_parents = levels[-2] if len(levels) > 1 else [()]
+        for pid in (edge.drop_pid, edge.write_pid):
+            if pid is not None:
+                record.stream(pid, target, edge.chain, target_parents)
+        tree = _write(edge, target)
+        if edge.target == WRITE:
+            written[edge.tensor] = tree
+        else:
+            buffers[(op.name, edge.target)] = tree
+    _count_visits(op, position, fiber_refs, scanned, read_refs, visits)
+
+
+def _leaf_keys(node: Node) -> list[str]:
+    if node.kind == "scan":
+        return [node.key]
+    return [k for c in node.children for k in _leaf_keys(c)]
+
+
+def _evaluate(op: OpPlan, expr, vals, leaf_stream, record: _Recorder, chain, parent_paths) -> list:
+    from fuseflow.expr import Access, Call, Const, Neg
+
+    def go(e):
+        if isinstance(e, Access):
+            return vals[op.access_key[e]]
+        if isinstance(e, Const):
+            return None
+        pid = op.alus[id(e)]
+        if isinstance(e, Call):
+            out = alu(lambda x, f=e.func: float(apply_function(f, np.float64(x))), go(e.arg))
+        elif isinstance(e, Neg):
+            out = alu(lambda x: -x, go(e.arg))
+        else:
+            lhs, rhs = go(e.lhs), go(e.rhs)
+            if lhs is None and rhs is None:
+                value = scalar(e.op, e.lhs.value, e.rhs.value)
+                out = alu(lambda _: value, leaf_stream)
+            elif lhs is None:
+                c = e.lhs.value
+                out = alu(lambda b, o=e.op: scalar(o, c, b), rhs)
+            elif rhs is None:
+                c = e.rhs.value
+                out = alu(lambda a, o=e.op: scalar(o, a, c), lhs)
+            else:
+                out = alu(lambda a, b, o=e.op: scalar(o, a, b), lhs, rhs)
+        record.stream(pid, out, chain, parent_paths)
+        return out
+
+    out = go(expr)
+    if out is None:      # the expression is a constant
+        pid = op.alus[id(expr)]
+        out = alu(lambda _: float(expr.value), leaf_stream)
+        record.stream(pid, out, chain, parent_paths)
+    return out
+
+
+def _reduce(plan: RegionPlan, op: OpPlan, edge, stream: list, merged_paths) -> tuple[list, list]:
+    """Close the eliminated variables (sum / max / keep the last copy) and rebuild the stream
+    over the kept ones; every kept prefix the loops visited gets a fiber, so an empty input
+    fiber yields a 0 (as a SAM reducer does)."""
+    chain = op.chain
+    keep = [chain.index(v) for v in edge.chain]
+    levels = []
+    for e, q in enumerate(keep):
+        cut = keep[: e + 1]
+        levels.append(sorted({tuple(p[k] for k in cut) for p in merged_paths[q]}))
+    reduced = [chain.index(v) for v in chain if edge.modes.get(v) in ("sum", "max")]
+    is_max = any(m == "max" for m in edge.modes.values())
+    groups: dict[tuple, dict[tuple, float]] = {}
+    for tok in stream:
+        if tok.__class__ is tuple:
+            path, value = tok
+            groups.setdefault(tuple(path[k] for k in keep), {})[tuple(path[k] for k in reduced)] = value
+    full = math.prod(plan.extents[chain[k]] for k in reduced)
+    totals: dict[tuple, float] = {}
+    for tkey, group in groups.items():
+        if is_max:
+            best = max(group.values())
+            totals[tkey] = max(best, 0.0) if len(group) < full else best
+        else:
+            totals[tkey] = float(sum(group.values()))
+    return levels, emit_tree(levels, lambda p: totals.get(p, 0.0))
+
+
+def _write(edge, target: list) -> FiberTree:
+    order = [edge.chain.index(v) for v in edge.storage]
+    leaves = [t for t in target if t.__class__ is tuple]
+    coords = [np.array([t[0][k] for t in leaves], dtype=np.int64) for k in order]
+    values = np.array([t[1] for t in leaves], dtype=np.float64)
+    if not edge.storage:
+        return FiberTree((), (), [], [], [], values[:1].copy() if len(values) else np.zeros(1))
+    return FiberTree.from_coo(edge.formats, edge.extents, coords, values)
+
+
+def _count_visits(op: OpPlan, position, fiber_refs, scanned, read_refs, visits) -> None:
+    for key, inp in op.inputs.items():
+        if inp.kind == "buffer":
+            continue
+        own = [position[v] for v in inp.vars]
+        first = min(own) if own else 0
+
+        def project(paths_refs, upto: int) -> int:
+            keep = [k for k in range(upto + 1) if k < first or k in own]
+            return len({tuple(path[k] for k in keep) for path, ref in paths_refs if ref is not None})
+
+        found = Visits()
+        if key in read_refs:
+            depth = max(own) if own else -1
+            found.values = project([t for t in read_refs[key] if t.__class__ is tuple], depth)
+        for s, fmt in enumerate(inp.formats):
+            if fmt != "compressed" or (key, s) not in scanned:
+                continue
+            depth = position[inp.vars[s]]
+            found.coords[s] = project([(t[0], 0) for t in scanned[(key, s)] if t.__class__ is tuple], depth)
+            found.fibers[s] = project([t for t in fiber_refs[(key, s)] if t.__class__ is tuple], depth - 1)
+        visits[(op.name, key)] = found

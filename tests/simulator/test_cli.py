@@ -1,0 +1,155 @@
+"""`navigator eval` and `navigator compare`, and their one-line errors (exit code 2)."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from fuseflow.bundled import resolve_program
+from fuseflow.schedule import RegionSchedule, Schedule, default_schedule, save_schedule, schedule_to_json
+from navigator.cli import main
+
+SMALL_GCN = ["--dim", "N=12", "--dim", "F=4", "--dim", "H=2", "--dim", "C=2"]
+
+
+@pytest.fixture
+def gcn_schedule(tmp_path):
+    path = tmp_path / "gcn.json"
+    save_schedule(path, resolve_program("gcn"), default_schedule(resolve_program("gcn")))
+    return path
+
+
+def _run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_eval_prints_the_figures_and_passes_the_check(capsys, gcn_schedule):
+    code, out, err = _run(capsys, "eval", gcn_schedule, "--program", "gcn", *SMALL_GCN)
+    assert code == 0, err
+    for word in ("FLOPs", "bytes", "intensity", "cycles", "[aggregate1]", "counters:", "numerical check: passed"):
+        assert word in out
+    assert "bound" in out
+
+
+def test_eval_json_and_the_exact_executor(capsys, gcn_schedule):
+    code, out, _ = _run(capsys, "eval", gcn_schedule, "--program", "gcn", *SMALL_GCN, "--json",
+                        "--executor", "exact")
+    data = json.loads(out)
+    assert code == 0 and data["executor"] == "exact" and data["check"]["passed"]
+    assert data["roofline"] in ("compute-bound", "memory-bound")
+    assert len(data["regions"]) == 6 and set(data["counters"]) == {
+        "ops", "reductions", "value_reads", "coord_reads", "value_writes", "coord_writes"}
+    assert data["flops"] == data["counters"]["ops"] + data["counters"]["reductions"]
+
+
+def test_eval_prints_graphs_and_writes_dot(capsys, tmp_path):
+    program = resolve_program("spmm")
+    path = tmp_path / "spmm.json"
+    save_schedule(path, program, default_schedule(program))
+    dot = tmp_path / "spmm.dot"
+    code, out, _ = _run(capsys, "eval", path, "--program", "spmm", "--dim", "N=10", "--graph", "--dot", dot)
+    assert code == 0 and "op spmm:" in out and "scan A.k" in out
+    assert dot.read_text().startswith("digraph")
+
+
+def test_eval_exits_1_when_the_check_fails(capsys, gcn_schedule, monkeypatch):
+    import simulator.evaluate as ev
+
+    real = ev.evaluate_program
+    monkeypatch.setattr(ev, "evaluate_program",
+                        lambda *a: {k: v + 1.0 for k, v in real(*a).items()})
+    code, out, _ = _run(capsys, "eval", gcn_schedule, "--program", "gcn", *SMALL_GCN)
+    assert code == 1 and "numerical check: FAILED" in out
+
+
+def test_compare_json_lists_the_baselines(capsys):
+    code, out, _ = _run(capsys, "compare", "gcn", *SMALL_GCN, "--policy", "accumulate", "--json")
+    data = json.loads(out)
+    assert code == 0
+    names = [b["name"] for b in data["baselines"]]
+    assert names == ["unfused", "per_layer", "fully_fused"]
+    for b in data["baselines"]:
+        assert {"name", "flops", "bytes", "cycles", "speedup"} <= set(b)
+    assert data["baselines"][0]["speedup"] == 1.0
+    assert data["baselines"][1]["fusion"] == [["aggregate1", "transform1", "activate1"],
+                                             ["aggregate2", "transform2", "bias2"]]
+
+
+def test_compare_explains_an_illegal_full_fusion(capsys, tmp_path):
+    code, out, _ = _run(capsys, "compare", "block_attention", "--dim", "L=32", "--dim", "Dk=4", "--save", tmp_path)
+    assert code == 0
+    assert "full fusion is illegal" in out and "second pass" in out
+    saved = sorted(p.name for p in tmp_path.iterdir())
+    assert saved == ["block_attention_fully_fused.json", "block_attention_per_layer.json",
+                     "block_attention_unfused.json"]
+    assert main(["eval", str(tmp_path / "block_attention_per_layer.json"), "--program", "block_attention",
+                 "--dim", "L=32", "--dim", "Dk=4"]) == 0
+
+
+def test_compare_on_a_synthetic_preset(capsys):
+    code, out, _ = _run(capsys, "compare", "spmm", "--preset", "dblp", "--dim", "N=200", "--json")
+    assert code == 0 and json.loads(out)["baselines"][0]["cycles"] > 0
+
+
+# ---- bad input: one line on stderr, exit code 2 ----
+
+def _bad(capsys, *argv, match):
+    code, out, err = _run(capsys, *argv)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("navigator: error:"), err
+    assert match in lines[0], lines[0]
+    return lines[0]
+
+
+def test_a_schedule_for_another_program(capsys, gcn_schedule):
+    _bad(capsys, "eval", gcn_schedule, "--program", "graphsage", match="[rule: program-match]")
+
+
+def test_a_schedule_that_breaks_a_rule(capsys, tmp_path):
+    program = resolve_program("spmm")
+    data = schedule_to_json(program, Schedule((RegionSchedule(("spmm",), ("i", "k", "j"), (1, 2, 1)),)))
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    _bad(capsys, "eval", path, "--program", "spmm", match="[rule: par-compressed]")
+
+
+def test_a_graph_whose_size_disagrees_with_a_dimension(capsys, gcn_schedule, tmp_path):
+    graph = tmp_path / "g.txt"
+    graph.write_text("0 1\n1 2\n")
+    _bad(capsys, "eval", gcn_schedule, "--program", "gcn", "--data", graph, "--dim", "N=9", "--dim", "F=2",
+         match="the graph has 3 vertices but A is 9 x 9")
+
+
+def test_features_whose_width_disagrees(capsys, gcn_schedule, shared_datasets):
+    _bad(capsys, "eval", gcn_schedule, "--program", "gcn", "--data", shared_datasets / "cora.npz",
+         "--dim", "F=100", match="features are 2708 x 1433 but X is 2708 x 100")
+
+
+def test_a_broken_hardware_file(capsys, gcn_schedule, tmp_path):
+    hw = tmp_path / "hw.toml"
+    hw.write_text("lanes = 'many'\n")
+    _bad(capsys, "eval", gcn_schedule, "--program", "gcn", "--hardware", hw, match="must be a number")
+
+
+def test_the_exact_executor_refuses_large_inputs(capsys, gcn_schedule):
+    _bad(capsys, "eval", gcn_schedule, "--program", "gcn", "--executor", "exact", match="too many for the exact")
+
+
+def test_an_unknown_preset(capsys):
+    _bad(capsys, "compare", "gcn", "--preset", "citeseer", match="unknown graph preset")
+
+
+def test_bad_input_in_a_subprocess(tmp_path):
+    hw = tmp_path / "hw.toml"
+    hw.write_text("lanes = [\n")
+    schedule = tmp_path / "s.json"
+    save_schedule(schedule, resolve_program("spmm"), default_schedule(resolve_program("spmm")))
+    result = subprocess.run([sys.executable, "-m", "navigator", "eval", str(schedule), "--program", "spmm",
+                             "--hardware", str(hw)], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "TOML syntax error" in result.stderr
+    assert "Traceback" not in result.stderr
