@@ -49,7 +49,10 @@ def _build(doc: dict[str, Any], source: str, library: Library) -> FactProgram:
     if not isinstance(raw_facts, list):
         raise FactError("Prop must be an array of tables", where=f"{source}: Prop",
                         fix="write each fact as [[Prop]] with name and args")
-    facts = tuple(_fact(entry, f"{source}: Prop[{i}]", library) for i, entry in enumerate(raw_facts))
+    shapes: dict[str, tuple[tuple[str, ...], tuple[type, ...]] | None] = {}
+    facts = tuple(_fast_fact(entry, library, shapes)
+                  or _fact(entry, f"{source}: Prop[{i}]", library)
+                  for i, entry in enumerate(raw_facts))
     if "Goal" not in doc:
         raise FactError("missing [Goal]", where=source,
                         fix='add [Goal] with name = "TypeName" and args = { ... }')
@@ -110,6 +113,38 @@ def _fact(entry: Any, where: str, library: Library) -> Fact:
         values.append(_check_value(args[decl.name], decl.type, f"{where}.args.{decl.name}",
                                    f"Prop {name}", decl.name))
     return Fact(name, tuple(values))
+
+
+_PY_TYPES = {"Int": int, "Str": str, "Bool": bool}
+
+
+def _fast_fact(entry: Any, library: Library, shapes: dict) -> Fact | None:
+    """The common case of `_fact`, checked quickly; None means "let `_fact` decide" (it
+    builds the same Fact, or raises the error that explains what is wrong)."""
+    if type(entry) is not dict or len(entry) != 2:
+        return None
+    name = entry.get("name")
+    args = entry.get("args")
+    if type(name) is not str or type(args) is not dict:
+        return None
+    shape = shapes.get(name, False)
+    if shape is False:
+        prop = library.props.get(name)
+        shape = shapes[name] = None if prop is None else (
+            prop.field_names, tuple(_PY_TYPES.get(f.type) for f in prop.fields))
+    if shape is None:
+        return None
+    names, types = shape
+    if len(args) != len(names):
+        return None
+    try:
+        values = tuple([args[n] for n in names])
+    except KeyError:
+        return None
+    for value, expected in zip(values, types):
+        if type(value) is not expected:
+            return None
+    return Fact(name, values)
 
 
 def _goal(entry: Any, where: str, library: Library) -> Goal:

@@ -118,30 +118,85 @@ class FactIndex:
     """Facts grouped by prop, as value tuples in the prop's field order."""
 
     def __init__(self, facts: FactProgram):
-        self.by_prop: dict[str, list[tuple]] = {}
-        seen: set[tuple] = set()
+        grouped: dict[str, list[tuple]] = {}
         for fact in facts.facts:
-            key = (fact.prop, tuple((type(v), v) for v in fact.values))
-            if key in seen:  # duplicate facts do not change the meaning
-                continue
-            seen.add(key)
-            self.by_prop.setdefault(fact.prop, []).append(fact.values)
+            rows = grouped.get(fact.prop)
+            if rows is None:
+                rows = grouped[fact.prop] = []
+            rows.append(fact.values)
+        self.by_prop: dict[str, list[tuple]] = {}
+        #: props whose every column holds values of one Python type
+        self._uniform: set[str] = set()
+        for prop, rows in grouped.items():
+            if _uniform(rows):
+                # Plain tuples compare like typed ones here: no True/1 mix-up possible.
+                self._uniform.add(prop)
+                self.by_prop[prop] = list(dict.fromkeys(rows))
+            else:
+                # duplicate facts do not change the meaning
+                typed = dict.fromkeys(tuple((type(v), v) for v in row) for row in rows)
+                self.by_prop[prop] = [tuple(v for _, v in row) for row in typed]
 
         self._projections: dict[tuple[str, tuple[int, ...]], list[tuple]] = {}
+        self._indexes: dict[tuple, dict[tuple, list[tuple]]] = {}
+        self._row_sets: dict[tuple, set[tuple]] = {}
 
     def rows(self, prop: str) -> list[tuple]:
         return self.by_prop.get(prop, [])
+
+    def columns(self, prop: str) -> list[tuple]:
+        """The distinct rows' columns (one tuple of values per field)."""
+        rows = self.rows(prop)
+        return list(zip(*rows)) if rows else []
+
+    def uniform(self, prop: str) -> bool:
+        return prop in self._uniform
 
     def projected(self, prop: str, positions: tuple[int, ...]) -> list[tuple]:
         """Distinct rows restricted to some fields (cached: facts never change)."""
         key = (prop, positions)
         cached = self._projections.get(key)
         if cached is None:
-            seen = dict.fromkeys(tuple((type(row[p]), row[p]) for p in positions)
-                                 for row in self.rows(prop))
-            cached = [tuple(v for _, v in row) for row in seen]
+            rows = self.rows(prop)
+            if positions == tuple(range(len(rows[0]) if rows else 0)):
+                cached = rows
+            elif prop in self._uniform:
+                cached = list(dict.fromkeys(tuple([row[p] for p in positions]) for row in rows))
+            else:
+                seen = dict.fromkeys(tuple((type(row[p]), row[p]) for p in positions)
+                                     for row in rows)
+                cached = [tuple(v for _, v in row) for row in seen]
             self._projections[key] = cached
         return cached
+
+    def index(self, prop: str, positions: tuple[int, ...],
+              key_positions: tuple[int, ...]) -> dict[tuple, list[tuple]]:
+        """The distinct rows projected on `positions`, grouped by the values at
+        `key_positions` (indices into the projected row). Cached."""
+        cache_key = (prop, positions, key_positions)
+        index = self._indexes.get(cache_key)
+        if index is None:
+            groups: dict[tuple, list[tuple]] = {}
+            for row in self.projected(prop, positions):
+                groups.setdefault(tuple([row[p] for p in key_positions]), []).append(row)
+            index = self._indexes[cache_key] = groups
+        return index
+
+    def row_set(self, prop: str, positions: tuple[int, ...]) -> set[tuple]:
+        """The distinct rows projected on `positions`, as a set (membership checks)."""
+        cache_key = (prop, positions)
+        rows = self._row_sets.get(cache_key)
+        if rows is None:
+            rows = self._row_sets[cache_key] = set(self.projected(prop, positions))
+        return rows
+
+
+def _uniform(rows: list[tuple]) -> bool:
+    """Every row has the same length and every column one Python type."""
+    width = len(rows[0])
+    if any(len(row) != width for row in rows):
+        return False
+    return all(len(set(map(type, column))) == 1 for column in zip(*rows))
 
 
 def compare(op: str, a: Value, b: Value) -> bool:

@@ -1,191 +1,248 @@
 """How many complete programs exist for each inhabited (type, metadata) pair.
 
-The derivation graph has a node per inhabited pair `(T, m)`, a node per component key
-`(f, component, key)` of each function, and edges from a pair to the components of every
-function that derives it, and from a component key to the pairs its solutions use. Counts
-follow by dynamic programming in reverse topological order of the strongly connected
-components:
+The derivation graph has a node per inhabited pair `(T, m)`. Its derivations come from the
+pair's inhabitation table (`Tables.pair`): for each function `f` that derives it, the
+solutions of `f`'s condition with the return metadata given, split into components that no
+condition links. Counts follow by dynamic programming, children first:
 
     N(T, m)            = sum over functions f deriving (T, m) of N_f(T, m)
-    N_f(T, m)          = product over components c of f of W(f, c, m restricted to c)
-    W(f, c, key)       = sum over solutions of c with that key of the product of N(child)
+    N_f(T, m)          = product over components c of f of W(f, c)
+    W(f, c)            = sum over solutions of c of the product of N(child)
 
 A pair is unbounded when it lies on a cycle or reaches one: every edge here is productive
 (all children are inhabited), so a cycle can be pumped into arbitrarily large programs.
 Nothing enumerates programs; Python ints hold the exact, possibly huge, counts.
+
+Counts are computed as early as possible and memoised. Tables are evaluated depth first, so
+on an acyclic library a pair's children are finished, and counted, before the pair itself:
+each pair is counted the moment its table finishes (`_on_pair_finished`), in one pass over
+its derivations, which are then dropped. Whatever is left (a pair on a cycle, or one whose
+children were not counted yet) is counted when asked for, by Tarjan's algorithm over the
+uncounted pairs it reaches (a counted pair's whole reachable set is counted, so it is a leaf
+there). Counts depend only on the library and the facts, so every menu shares them.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import dataclass
-
-from navigator.synth.compiled import CompiledFunction, FactIndex, Meta
+from navigator.synth.compiled import CompiledFunction, Meta
 from navigator.synth.count import ONE, UNBOUNDED, ZERO, Count
-from navigator.synth.domain import Domain
-from navigator.synth.inhabitation import assemble_ret
-from navigator.synth.solver import ComponentResult, solve
+from navigator.synth.inhabitation import Derivations, Tables
 
-
-@dataclass
-class _FunctionGrounding:
-    cf: CompiledFunction
-    components: list[ComponentResult]
-    #: per component: ret key -> solutions' parameter metadata tuples
-    by_key: list[dict[tuple, list[tuple[Meta, ...]]]]
-    derived: list[Meta]
+_MISSING = object()
 
 
 class DerivationCounts:
     """Counts of complete programs per (type, metadata) and per (function, metadata)."""
 
-    def __init__(self, functions: tuple[CompiledFunction, ...], inhabited: dict[str, list[Meta]],
-                 domain: Domain, facts: FactIndex):
+    def __init__(self, functions: tuple[CompiledFunction, ...], tables: Tables):
         self.functions = functions
-        self.inhabited = inhabited
-        self.groundings: list[_FunctionGrounding | None] = []
+        self.tables = tables
+        #: (type, meta) -> count, None when unbounded (plain ints: cheaper than Count)
+        self._n: dict[tuple[str, Meta], int | None] = {}
+        #: (function index, meta) -> count, None when unbounded
+        self._nf: dict[tuple[int, Meta], int | None] = {}
         #: (type, meta) -> indices of the functions deriving it, in library order
-        self.derivers: dict[tuple[str, Meta], list[int]] = defaultdict(list)
-        for cf in functions:
-            components = solve(cf, {}, lambda s, cf=cf: inhabited[cf.slot_types[s]], domain, facts)
-            if components is None:
-                self.groundings.append(None)
-                continue
-            by_key = []
-            for comp in components:
-                groups: dict[tuple, list[tuple[Meta, ...]]] = defaultdict(list)
-                for key, metas in comp.solutions:
-                    groups[key].append(metas)
-                by_key.append(dict(groups))
-            derived = assemble_ret(cf, components, keys_of=lambda c: {k for k, _ in c.solutions})
-            self.groundings.append(_FunctionGrounding(cf, components, by_key, derived))
-            for meta in derived:
-                self.derivers[(cf.ret_type, meta)].append(cf.index)
-        self._value_count: dict[tuple[str, Meta], Count] = {}
-        self._component_count: dict[tuple[int, int, tuple], Count] = {}
-        self._compute()
-
-    # -- graph ----------------------------------------------------------------------
-
-    def _component_key(self, g: _FunctionGrounding, ci: int, meta: Meta) -> tuple:
-        return tuple(meta[f] for f in g.components[ci].ret_fields)
-
-    def _successors(self, node):
-        if node[0] == "v":
-            _, type_name, meta = node
-            out = []
-            for fi in self.derivers.get((type_name, meta), ()):
-                g = self.groundings[fi]
-                for ci in range(len(g.components)):
-                    out.append(("c", fi, ci, self._component_key(g, ci, meta)))
-            return out
-        _, fi, ci, key = node
-        g = self.groundings[fi]
-        slots = g.components[ci].param_slots
-        seen = {}
-        for metas in g.by_key[ci].get(key, ()):
-            for slot, meta in zip(slots, metas):
-                child = ("v", g.cf.slot_types[slot], meta)
-                seen[child] = None
-        return list(seen)
-
-    def _compute(self) -> None:
-        roots = [("v", t, m) for t, metas in self.inhabited.items() for m in metas]
-        counts: dict[tuple, Count] = {}
-        for scc in _strongly_connected(roots, self._successors):
-            cyclic = len(scc) > 1 or scc[0] in self._successors(scc[0])
-            for node in scc:
-                counts[node] = UNBOUNDED if cyclic else self._node_count(node, counts)
-        for node, count in counts.items():
-            if node[0] == "v":
-                self._value_count[(node[1], node[2])] = count
-            else:
-                self._component_count[(node[1], node[2], node[3])] = count
-
-    def _node_count(self, node, counts) -> Count:
-        if node[0] == "v":
-            _, type_name, meta = node
-            result = ZERO
-            for fi in self.derivers.get((type_name, meta), ()):
-                g = self.groundings[fi]
-                term = ONE
-                for ci in range(len(g.components)):
-                    term = term * counts[("c", fi, ci, self._component_key(g, ci, meta))]
-                result = result + term
-            return result
-        _, fi, ci, key = node
-        g = self.groundings[fi]
-        slots = g.components[ci].param_slots
-        result = ZERO
-        for metas in g.by_key[ci].get(key, ()):
-            term = ONE
-            for slot, meta in zip(slots, metas):
-                term = term * counts[("v", g.cf.slot_types[slot], meta)]
-            result = result + term
-        return result
+        self._derivers: dict[tuple[str, Meta], tuple[int, ...]] = {}
+        #: derivations of finished pairs not counted yet
+        self._pending: dict[tuple[str, Meta], Derivations] = {}
+        tables.on_pair_finished = self._on_pair_finished
 
     # -- queries --------------------------------------------------------------------
 
     def value(self, type_name: str, meta: Meta) -> Count:
         """N(T, m): complete programs of type T whose result has metadata m."""
-        return self._value_count.get((type_name, meta), ZERO)
+        n = self._n.get((type_name, meta), _MISSING)
+        if n is _MISSING:
+            if not self.tables.in_domain(type_name, meta):
+                return ZERO
+            n = self.raw(type_name, meta)
+        return _count(n)  # type: ignore[arg-type]
+
+    def raw(self, type_name: str, meta: Meta) -> int | None:
+        """N(T, m) as an int (None: unbounded), for a pair over the domain."""
+        key = (type_name, meta)
+        n = self._n.get(key, _MISSING)
+        if n is _MISSING:
+            self._count_from(key)
+            n = self._n[key]
+        return n  # type: ignore[return-value]
 
     def function(self, function_index: int, meta: Meta) -> Count:
         """N_f(T, m): complete programs whose root is function f with metadata m."""
-        g = self.groundings[function_index]
-        if g is None:
-            return ZERO
-        result = ONE
-        for ci in range(len(g.components)):
-            key = self._component_key(g, ci, meta)
-            result = result * self._component_count.get((function_index, ci, key), ZERO)
-        return result
+        n = self._nf.get((function_index, meta), _MISSING)
+        if n is _MISSING:
+            cf = self.functions[function_index]
+            if self.value(cf.ret_type, meta).value == 0:
+                return ZERO
+            n = self._nf.get((function_index, meta), 0)
+        return _count(n)  # type: ignore[arg-type]
 
-    def derivers_of(self, type_name: str, meta: Meta) -> list[int]:
-        return self.derivers.get((type_name, meta), [])
+    def raw_function(self, function_index: int, meta: Meta) -> int | None:
+        """N_f(T, m) as an int (None: unbounded), for a pair already counted."""
+        return self._nf.get((function_index, meta), 0)
 
+    def derivers_of(self, type_name: str, meta: Meta) -> tuple[int, ...]:
+        """The functions deriving (T, m), in library order."""
+        derivers = self._derivers.get((type_name, meta))
+        if derivers is None:
+            if not self.tables.in_domain(type_name, meta):
+                return ()
+            self.raw(type_name, meta)
+            derivers = self._derivers.get((type_name, meta), ())
+        return derivers
 
-def _strongly_connected(roots, successors):
-    """Tarjan's algorithm without recursion; yields SCCs children-first."""
-    index: dict = {}
-    low: dict = {}
-    on_stack: set = set()
-    stack: list = []
-    counter = 0
-    for root in roots:
-        if root in index:
-            continue
-        work = [(root, iter(successors(root)))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
+    # -- dynamic programming --------------------------------------------------------
+
+    def _on_pair_finished(self, type_name: str, meta: Meta, derivations: Derivations) -> None:
+        """A pair's table finished: count it now if its children are counted, else keep
+        its derivations for `_count_from`. (A pair all of whose children are counted is
+        on no cycle: a counted pair reaches only counted pairs.)"""
+        node = (type_name, meta)
+        if node not in self._n and not self._settle(node, derivations, False, partial=True):
+            self._pending[node] = derivations
+
+    def _settle(self, node: tuple[str, Meta], derivations: Derivations, cyclic: bool,
+                partial: bool = False) -> bool:
+        """Count a node from its children's counts. `partial`: a child may be uncounted,
+        then give up (return False). In a cyclic SCC the members are already marked
+        unbounded."""
+        get = self._n.get
+        missing = _MISSING
+        functions = self.functions
+        results = []
+        total: int | None = 0
+        for fi, components in derivations:
+            types = functions[fi].slot_types
+            term: int | None = 1
+            for comp in components:
+                slots = comp.param_slots
+                weight: int | None = 0
+                if len(slots) == 1:
+                    t = types[slots[0]]
+                    for _, (m,) in comp.solutions:
+                        c = get((t, m), missing)
+                        if c is None:
+                            weight = None
+                        elif c is missing:
+                            if partial:
+                                return False
+                            raise AssertionError(f"uncounted child {(t, m)}")
+                        elif weight is not None:
+                            weight += c  # type: ignore[operator]
+                else:
+                    slot_types = [types[s] for s in slots]
+                    for _, metas in comp.solutions:
+                        part: int | None = 1
+                        for t, m in zip(slot_types, metas):
+                            c = get((t, m), missing)
+                            if c is missing:
+                                if partial:
+                                    return False
+                                raise AssertionError(f"uncounted child {(t, m)}")
+                            part = None if c is None or part is None else part * c  # type: ignore[operator]
+                        weight = None if part is None or weight is None else weight + part
+                # every child is inhabited (count >= 1), so no zero meets an unbounded
+                term = None if weight is None or term is None else term * weight
+            results.append((fi, term))
+            total = None if term is None or total is None else total + term
+        meta = node[1]
+        nf = self._nf
+        for fi, term in results:
+            nf[(fi, meta)] = term
+        self._derivers[node] = tuple([fi for fi, _ in results])
+        self._n[node] = None if cyclic else total
+        self._pending.pop(node, None)
+        return True
+
+    def _expand(self, node: tuple[str, Meta]) -> tuple[Derivations, dict] | None:
+        """An uncounted node's derivations and distinct children; None if it got counted
+        while its table was evaluated."""
+        self.tables.pair(*node)
+        if node in self._n:
+            return None
+        derivations = self._pending.get(node)
+        if derivations is None:
+            derivations = self._pending[node] = self.tables.take_derivations(*node)
+        children: dict[tuple[str, Meta], None] = {}
+        functions = self.functions
+        for fi, components in derivations:
+            types = functions[fi].slot_types
+            for comp in components:
+                slot_types = [types[s] for s in comp.param_slots]
+                for _, metas in comp.solutions:
+                    for t, m in zip(slot_types, metas):
+                        children[(t, m)] = None
+        return derivations, children
+
+    def _count_from(self, root: tuple[str, Meta]) -> None:
+        """Tarjan's algorithm without recursion over uncounted nodes; SCCs children-first."""
+        done = self._n
+        expanded_root = self._expand(root)
+        if expanded_root is None:
+            return
+        index: dict = {root: 0}
+        low: dict = {root: 0}
+        expanded: dict = {root: expanded_root}
+        on_stack: set = {root}
+        stack: list = [root]
+        counter = 1
+        work = [(root, iter(expanded_root[1]))]
         while work:
-            node, children = work[-1]
+            node, it = work[-1]
             advanced = False
-            for child in children:
+            for child in it:
+                if child in done:
+                    continue
                 if child not in index:
+                    child_expanded = self._expand(child)
+                    if child_expanded is None:
+                        continue  # counted as its table finished
                     index[child] = low[child] = counter
                     counter += 1
                     stack.append(child)
                     on_stack.add(child)
-                    work.append((child, iter(successors(child))))
+                    expanded[child] = child_expanded
+                    work.append((child, iter(child_expanded[1])))
                     advanced = True
                     break
-                if child in on_stack:
-                    low[node] = min(low[node], index[child])
+                if child in on_stack and index[child] < low[node]:
+                    low[node] = index[child]
             if advanced:
                 continue
             work.pop()
             if work:
                 parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                scc = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    scc.append(member)
-                    if member == node:
-                        break
-                yield scc
+                if low[node] < low[parent]:
+                    low[parent] = low[node]
+            if low[node] != index[node]:
+                continue
+            scc = [stack.pop()]
+            on_stack.discard(scc[0])
+            while scc[-1] != node:
+                scc.append(stack.pop())
+                on_stack.discard(scc[-1])
+            cyclic = len(scc) > 1 or node in expanded[node][1]
+            if not cyclic:
+                self._settle(node, expanded.pop(node)[0], False)
+                continue
+            # Mark the SCC first so that members see each other as unbounded.
+            for member in scc:
+                done[member] = None
+            try:
+                for member in scc:
+                    self._settle(member, expanded.pop(member)[0], True)
+            except BaseException:
+                for member in scc:
+                    if member not in self._derivers:
+                        del done[member]
+                raise
+
+
+def _count(n: int | None) -> Count:
+    if n is None:
+        return UNBOUNDED
+    if n == 0:
+        return ZERO
+    if n == 1:
+        return ONE
+    return Count(n)

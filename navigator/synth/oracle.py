@@ -11,28 +11,30 @@ the goal. Different applications share no holes, so these checks are independent
 Within one application the hole children split into components that no condition links;
 the options at a hole come from its component's solutions: metadata `m` is allowed at the
 hole if some solution gives it `m`, and `(f, m)` is offered if `f` derives `(T, m)`.
-Everything that depends only on library + facts (domain, inhabitation fixpoint, counts)
-is computed once in the constructor; a menu then costs lookups plus one small solve per
-application, cached by (function, metadata, filled children).
+Everything that depends only on library + facts is shared by all menus: the domain, the
+inhabitation tables (computed on demand, per call pattern: `inhabitation.Tables`) and the
+counts of every pair reachable from the goal (computed in the constructor). A menu then
+costs lookups plus one small solve per application, cached by (function, metadata, filled
+children) and found by identity for applications a step did not rebuild; each hole's
+sorted options are cached with that solve, so a menu only rescales their counts.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Iterator, Mapping
 
 from navigator.lang import FactProgram, Library
 from navigator.lang.formula import Value, format_value, same_value, value_type_of
 from navigator.synth.compiled import FactIndex, Meta, compile_library
 from navigator.synth.cost import CostFunction
-from navigator.synth.count import ONE, ZERO, Count, product, total
+from navigator.synth.count import UNBOUNDED, ZERO, Count
 from navigator.synth.counting import DerivationCounts
 from navigator.synth.domain import build_domain
-from navigator.synth.inhabitation import compute_inhabited
+from navigator.synth.inhabitation import Tables, gc_paused
 from navigator.synth.menu import HoleMenu, MenuOption, Menus, option_id
 from navigator.synth.sketch import App, Hole, Sketch
-from navigator.synth.solver import solve
 
 
 @dataclass
@@ -40,41 +42,60 @@ class _Group:
     """One component of an application's hole children."""
 
     slots: tuple[int, ...]
-    total: Count
+    #: completions of the group's holes (None: unbounded; never 0 for a completable group)
+    total: int | None
     #: per slot: allowed metadata -> number of ways to complete the other holes of the group
-    weights: dict[int, dict[Meta, Count]] = field(default_factory=dict)
+    weights: dict[int, dict[Meta, int | None]] = field(default_factory=dict)
+    #: per slot: the parts of the hole's menu that do not depend on the rest of the sketch
+    #: (made on first use; an application's groups are cached, so menus after a step only
+    #: rebuild the options' counts)
+    bases: dict[int, tuple] = field(default_factory=dict)
 
 
-@dataclass
-class _Factor:
-    group: _Group
-    #: hole id -> slot within the group
-    holes: dict[int, int]
+def _mul(a: int | None, b: int | None) -> int | None:
+    """Product of counts that are >= 1 or None (unbounded)."""
+    return None if a is None or b is None else a * b
+
+
+def _as_count(n: int | None) -> Count:
+    return UNBOUNDED if n is None else Count(n)
 
 
 class Oracle:
     """Menus, counts and step checks for one library and fact program."""
 
     def __init__(self, library: Library, facts: FactProgram, *, cost: CostFunction | None = None):
+        with gc_paused():
+            self._start(library, facts, cost)
+
+    def _start(self, library: Library, facts: FactProgram, cost: CostFunction | None) -> None:
         started = time.perf_counter()
         self.library = library
         self.facts = facts
         self.cost = cost
-        self.domain = build_domain(library, facts)
+        self.fact_index = FactIndex(facts)
+        self.domain = build_domain(library, facts, self.fact_index)
         self.functions = compile_library(library)
         self._by_name = {cf.name: cf for cf in self.functions}
-        self.fact_index = FactIndex(facts)
-        self.inhabited = compute_inhabited(self.functions, library.types, self.domain,
-                                           self.fact_index)
-        self.counts = DerivationCounts(self.functions, self.inhabited, self.domain,
-                                       self.fact_index)
+        self.tables = Tables(self.functions,
+                             {name: tuple(f.type for f in t.fields)
+                              for name, t in library.types.items()},
+                             self.domain, self.fact_index)
+        self.counts = DerivationCounts(self.functions, self.tables)
         goal = facts.goal
         goal_fields = library.types[goal.type].field_names
-        wanted = goal.args_dict()
+        wanted = sorted((goal_fields.index(k), v) for k, v in goal.args)
         self.goal_metadata: list[Meta] = [
-            m for m in self.inhabited[goal.type]
-            if all(same_value(m[goal_fields.index(k)], v) for k, v in wanted.items())]
+            m for m in self.tables.answers(goal.type, tuple(i for i, _ in wanted),
+                                           tuple(v for _, v in wanted))
+            if all(same_value(m[i], v) for i, v in wanted)]
+        # Count every program reachable from the goal now: counts depend only on the
+        # library and the facts, and every menu reads them.
+        for meta in self.goal_metadata:
+            self.counts.raw(goal.type, meta)
         self._analysis_cache: dict[tuple, list[_Group] | str] = {}
+        self._by_app: dict[int, tuple[App, list[_Group] | str]] = {}
+        self._root_group: _Group | None = None
         self._menu_cache: dict[int, tuple[Sketch, Menus]] = {}
         self._default_order = self._default_priorities()
         self.startup_seconds = time.perf_counter() - started
@@ -84,10 +105,16 @@ class Oracle:
     def initial_sketch(self) -> Sketch:
         return Sketch.initial(self.facts.goal.type)
 
+    @property
+    def inhabited(self) -> Mapping[str, list[Meta]]:
+        """Every inhabited metadata per type (computed per type on first access; can be
+        the whole product of the domain for a type with unconstrained fields)."""
+        return _InhabitedView(self.tables, tuple(self.library.types))
+
     def inhabited_metadata(self, type_name: str) -> list[dict[str, Value]]:
         """Every metadata a complete program of this type can produce."""
         names = self.library.types[type_name].field_names
-        return [dict(zip(names, m)) for m in sorted(self.inhabited[type_name], key=_meta_key)]
+        return [dict(zip(names, m)) for m in sorted(self.tables.all_of(type_name), key=_meta_key)]
 
     def count_programs(self, type_name: str, metadata: Mapping[str, Value]) -> Count:
         names = self.library.types[type_name].field_names
@@ -99,7 +126,8 @@ class Oracle:
         cached = self._menu_cache.get(id(sketch))
         if cached is not None and cached[0] is sketch:
             return cached[1]
-        menus = self._compute_menus(sketch)
+        with gc_paused():
+            menus = self._compute_menus(sketch)
         if len(self._menu_cache) > 64:
             self._menu_cache.clear()
         self._menu_cache[id(sketch)] = (sketch, menus)
@@ -137,89 +165,110 @@ class Oracle:
     # -- menus ----------------------------------------------------------------------
 
     def _compute_menus(self, sketch: Sketch) -> Menus:
-        factors: list[_Factor] = []
+        factors: list[tuple[_Group, dict[int, int]]] = []
         parents: dict[int, tuple[str | None, str | None]] = {}
-        blocked = self._collect(sketch, factors, parents)
-        holes = sketch.holes()
+        holes: list[Hole] = []
+        blocked = self._collect(sketch, factors, parents, holes)
         if blocked is not None:
+            holes = sketch.holes()
             return Menus(tuple(HoleMenu(h.id, h.type, *parents.get(h.id, (None, None)), ())
                                for h in holes), ZERO, blocked)
-        totals = [f.group.total for f in factors]
-        prefix = [ONE]
+        holes.sort(key=_hole_id)
+        totals = [group.total for group, _ in factors]
+        prefix: list[int | None] = [1]
         for t in totals:
-            prefix.append(prefix[-1] * t)
-        suffix = [ONE]
+            prefix.append(_mul(prefix[-1], t))
+        suffix: list[int | None] = [1]
         for t in reversed(totals):
-            suffix.append(suffix[-1] * t)
+            suffix.append(_mul(suffix[-1], t))
         suffix.reverse()
         where: dict[int, tuple[int, int]] = {}
-        for fi, factor in enumerate(factors):
-            for hole_id, slot in factor.holes.items():
-                where[hole_id] = (fi, slot)
+        for index, (_, hole_slots) in enumerate(factors):
+            for hole_id, slot in hole_slots.items():
+                where[hole_id] = (index, slot)
         menus = []
         for hole in holes:
-            fi, slot = where[hole.id]
-            others = prefix[fi] * suffix[fi + 1]
-            weights = factors[fi].group.weights[slot]
-            menus.append(self._hole_menu(hole, parents[hole.id], weights, others))
-        return Menus(tuple(menus), product(totals))
+            index, slot = where[hole.id]
+            others = _mul(prefix[index], suffix[index + 1])
+            menus.append(self._hole_menu(hole, parents[hole.id], factors[index][0], slot, others))
+        return Menus(tuple(menus), _as_count(prefix[-1]))
 
-    def _hole_menu(self, hole: Hole, parent: tuple[str | None, str | None],
-                   weights: dict[Meta, Count], others: Count) -> HoleMenu:
-        names = self.library.types[hole.type].field_names
+    def _hole_menu(self, hole: Hole, parent: tuple[str | None, str | None], group: _Group,
+                   slot: int, others: int | None) -> HoleMenu:
+        base = group.bases.get(slot)
+        if base is None:
+            base = group.bases[slot] = self._menu_base(hole.type, group.weights[slot])
+        entries, default_index, allowed = base
+        hole_id, hole_type = hole.id, hole.type
+        options = tuple([
+            MenuOption(hole_id, function, hole_type, metadata,
+                       UNBOUNDED if weight is None or others is None else Count(weight * others),
+                       subtree, index == default_index)
+            for index, (function, metadata, weight, subtree) in enumerate(entries)])
+        return HoleMenu(hole_id, hole_type, parent[0], parent[1], options, allowed)
+
+    def _menu_base(self, type_name: str, weights: dict[Meta, int | None]) -> tuple:
+        """A hole's options without the factor from the rest of the sketch: sorted
+        (function, metadata, subtree count x weight, subtree count), the default's index,
+        and the allowed metadata."""
+        names = self.library.types[type_name].field_names
         entries = []
         for meta, weight in weights.items():
-            for fi in self.counts.derivers_of(hole.type, meta):
-                subtree = self.counts.function(fi, meta)
-                entries.append(((fi, _meta_key(meta)), fi, meta, subtree * weight * others,
-                                subtree))
+            pairs = tuple(zip(names, meta))
+            for fi in self.counts.derivers_of(type_name, meta):
+                subtree = self.counts.raw_function(fi, meta)
+                entries.append(((fi, _meta_key(meta)), self.functions[fi].name, pairs,
+                                _mul(subtree, weight), _as_count(subtree)))
         entries.sort(key=lambda e: e[0])
-        options = [MenuOption(hole.id, self.functions[fi].name, hole.type,
-                              tuple(zip(names, meta)), count, subtree)
-                   for _, fi, meta, count, subtree in entries]
-        options = self._mark_default(options)
+        entries = [entry[1:] for entry in entries]
         allowed = tuple(tuple(zip(names, m)) for m in sorted(weights, key=_meta_key))
-        return HoleMenu(hole.id, hole.type, parent[0], parent[1], tuple(options), allowed)
+        return entries, self._default_index(entries), allowed
 
     def _default_priorities(self) -> dict[str, int]:
         return {name: i for i, (name, decl) in enumerate(self.library.functions.items())
                 if decl.default is not None}
 
-    def _mark_default(self, options: list[MenuOption]) -> list[MenuOption]:
+    def _default_index(self, entries: list[tuple]) -> int | None:
+        """Which option is the hole's default: the first function marked default (library
+        order), with the metadata matching its earliest choice, first in menu order."""
         best = None
-        for index, option in enumerate(options):
-            rank = self._default_order.get(option.function)
+        for index, (function, metadata, _, _) in enumerate(entries):
+            rank = self._default_order.get(function)
             if rank is None:
                 continue
-            choice = self.library.functions[option.function].default.matches(option.metadata_dict())
+            choice = self.library.functions[function].default.matches(dict(metadata))
             if choice is None:
                 continue
             key = (rank, choice, index)
-            if best is None or key < best[0]:
-                best = (key, index)
-        if best is None:
-            return options
-        chosen = options[best[1]]
-        options[best[1]] = MenuOption(chosen.hole, chosen.function, chosen.type, chosen.metadata,
-                                      chosen.count, chosen.subtree_count, True)
-        return options
+            if best is None or key < best:
+                best = key
+        return None if best is None else best[2]
 
     # -- completability -------------------------------------------------------------
 
-    def _collect(self, sketch: Sketch, factors: list[_Factor],
-                 parents: dict[int, tuple[str | None, str | None]]) -> str | None:
-        """Fill `factors` with one entry per hole group; return why it is blocked, if so."""
+    def _collect(self, sketch: Sketch, factors: list[tuple[_Group, dict[int, int]]],
+                 parents: dict[int, tuple[str | None, str | None]],
+                 holes: list[Hole]) -> str | None:
+        """Fill `factors` with one entry per hole group (the group and its holes' slots) and
+        `holes` with the open holes; return why the sketch is blocked, if it is."""
         goal = self.facts.goal
         root = sketch.root
         if isinstance(root, Hole):
             parents[root.id] = (None, None)
+            holes.append(root)
             if root.type != goal.type:
                 return f"the root hole has type {root.type}, the goal is {goal.type}"
-            weights = {m: ONE for m in self.goal_metadata}
-            group_total = total(self.counts.value(goal.type, m) for m in self.goal_metadata)
-            if not weights:
+            if not self.goal_metadata:
                 return f"no complete program of goal type {goal.type} satisfies the goal"
-            factors.append(_Factor(_Group((1,), group_total, {1: weights}), {root.id: 1}))
+            group = self._root_group
+            if group is None:
+                weights: dict[Meta, int | None] = {m: 1 for m in self.goal_metadata}
+                group_total: int | None = 0
+                for m in self.goal_metadata:
+                    n = self.counts.raw(goal.type, m)
+                    group_total = None if n is None or group_total is None else group_total + n
+                group = self._root_group = _Group((1,), group_total, {1: weights})
+            factors.append((group, {root.id: 1}))
             return None
         if root.type != goal.type:
             return f"the root {root.function} returns {root.type}, the goal is {goal.type}"
@@ -229,58 +278,87 @@ class Oracle:
                 return (f"the root {option_id(root.function, root.metadata)} does not meet the "
                         f"goal's {name} = {format_value(value)}")
         stack: list[App] = [root]
+        analyze = self._analyze
         while stack:
             app = stack.pop()
-            groups = self._analyze(app)
-            if isinstance(groups, str):
+            groups = analyze(app)
+            if groups.__class__ is str:
                 return f"{option_id(app.function, app.metadata)}: {groups}"
             holes_by_slot = {}
-            for position, (param, child) in enumerate(app.args):
-                if isinstance(child, Hole):
-                    holes_by_slot[position + 1] = child.id
-                    parents[child.id] = (app.function, param)
+            function = app.function
+            position = 0
+            for param, child in app.args:
+                position += 1
+                if child.__class__ is Hole:
+                    holes_by_slot[position] = child.id
+                    parents[child.id] = (function, param)
+                    holes.append(child)  # type: ignore[arg-type]
                 else:
-                    stack.append(child)
-            for group in groups:
-                factors.append(_Factor(group, {holes_by_slot[s]: s for s in group.slots}))
+                    stack.append(child)  # type: ignore[arg-type]
+            for group in groups:  # type: ignore[union-attr]
+                factors.append((group, {holes_by_slot[s]: s for s in group.slots}))
         return None
 
     def _analyze(self, app: App) -> list[_Group] | str:
+        # Applications are immutable and shared between a sketch and the next, so most are
+        # found by identity; a new one (the step's node and its ancestors) by its content.
+        hit = self._by_app.get(id(app))
+        if hit is not None and hit[0] is app:
+            return hit[1]
         cf = self._by_name.get(app.function)
         if cf is None:
             return "unknown function"
-        children = tuple(None if isinstance(child, Hole) else child.meta for _, child in app.args)
-        key = (cf.index, app.meta, children)
+        children = tuple(None if child.__class__ is Hole else child.metadata  # type: ignore[union-attr]
+                         for _, child in app.args)
+        key = (cf.index, app.metadata, children)
         cached = self._analysis_cache.get(key)
         if cached is None:
             cached = self._analyze_uncached(cf, app, children)
+            if cached.__class__ is str and self._shape_problem(cf, app):
+                # (not cached: True and 1 are equal keys, only valid shapes may share one)
+                return cached
             self._analysis_cache[key] = cached
+        if len(self._by_app) > 100_000:
+            self._by_app.clear()
+        self._by_app[id(app)] = (app, cached)
         return cached  # type: ignore[return-value]
 
     def _analyze_uncached(self, cf, app: App, children) -> list[_Group] | str:
         problem = self._shape_problem(cf, app)
         if problem:
             return problem
-        fixed = {0: app.meta}
-        fixed.update({i + 1: meta for i, meta in enumerate(children) if meta is not None})
-        components = solve(cf, fixed, lambda s: self.inhabited[cf.slot_types[s]], self.domain,
-                           self.fact_index)
+        metas = tuple(None if c is None else tuple(v for _, v in c) for c in children)
+        slots = tuple(i + 1 for i, meta in enumerate(metas) if meta is not None)
+        plan = self.tables.plan(cf, self.tables.full_positions[cf.ret_type], slots)
+        components = plan.run(app.meta, {s: metas[s - 1] for s in slots}, self.tables.lookup)
         if components is None:
-            if all(meta is not None for meta in children):
+            if all(meta is not None for meta in metas):
                 return "its condition does not hold"
             return "its condition cannot hold for any completion of its holes"
+        raw = self.counts.raw
         groups = []
         for comp in components:
             types = [cf.slot_types[s] for s in comp.param_slots]
-            weights: dict[int, dict[Meta, Count]] = {s: {} for s in comp.param_slots}
-            group_total = ZERO
-            for _, metas in comp.solutions:
-                ns = [self.counts.value(t, m) for t, m in zip(types, metas)]
-                group_total = group_total + product(ns)
+            weights: dict[int, dict[Meta, int | None]] = {s: {} for s in comp.param_slots}
+            group_total: int | None = 0
+            for _, solution in comp.solutions:
+                ns = [raw(t, m) for t, m in zip(types, solution)]
+                term: int | None = 1
+                for n in ns:
+                    term = _mul(term, n)
+                group_total = None if term is None or group_total is None else group_total + term
                 for i, slot in enumerate(comp.param_slots):
-                    rest = product(ns[:i] + ns[i + 1:])
+                    rest: int | None = 1
+                    for j, n in enumerate(ns):
+                        if j != i:
+                            rest = _mul(rest, n)
                     bucket = weights[slot]
-                    bucket[metas[i]] = bucket.get(metas[i], ZERO) + rest
+                    meta = solution[i]
+                    if meta in bucket:
+                        previous = bucket[meta]
+                        bucket[meta] = None if previous is None or rest is None else previous + rest
+                    else:
+                        bucket[meta] = rest
             groups.append(_Group(comp.param_slots, group_total, weights))
         return groups
 
@@ -304,5 +382,28 @@ class Oracle:
         return None
 
 
+def _hole_id(hole: Hole) -> int:
+    return hole.id
+
+
 def _meta_key(meta: Meta) -> tuple:
     return tuple((type(v).__name__, v) for v in meta)
+
+
+class _InhabitedView(Mapping):
+    """`type name -> inhabited metadata`, computed per type when first read."""
+
+    def __init__(self, tables: Tables, type_names: tuple[str, ...]):
+        self._tables = tables
+        self._names = type_names
+
+    def __getitem__(self, type_name: str) -> list[Meta]:
+        if type_name not in self._names:
+            raise KeyError(type_name)
+        return list(self._tables.all_of(type_name))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
