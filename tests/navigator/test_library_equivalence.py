@@ -21,7 +21,9 @@ from .space_helpers import (in_region, menu_completions, region_id_of, validator
 WHOLE = {"spmm": {"N": 2, "J": 2}, "sddmm": {"N": 2, "K": 2}, "nested_matmul": {"I": 2, "J": 2, "K": 1, "L": 2}}
 # Extents of 1 keep every region's schedules to orders × block modes; the whole-space
 # programs above exercise factors and shapes.
-BY_REGION = {"gcn": {"N": 1, "F": 1, "H": 1, "C": 1}, "graphsage": {"N": 1, "F": 1, "H": 1, "C": 1},
+# graphsage's regions reach 7 variables (5040 orders each), too many for the brute force in
+# CI; its count is checked against the closed form in test_navigation_commands.py.
+BY_REGION = {"gcn": {"N": 1, "F": 1, "H": 1, "C": 1},
              "sparse_autoencoder": {"B": 1, "D": 2, "Hd": 1}, "block_attention": {"L": 1, "Dk": 1},
              "gcn_logsoftmax": {"N": 1, "F": 1, "H": 1, "C": 1}}
 

@@ -27,7 +27,8 @@ def test_facts_parse_with_the_library(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("name,dims", [("spmm", {}), ("sddmm", {}), ("nested_matmul", {"I": 4, "J": 4, "K": 2, "L": 2}),
-                                       ("gcn", {"N": 2, "F": 1, "H": 2, "C": 1})])
+                                       ("gcn", {"N": 2, "F": 1, "H": 2, "C": 1}),
+                                       ("graphsage", {"N": 1, "F": 1, "H": 1, "C": 1})])
 def test_count_equals_closed_form(name, dims, capsys):
     args = ["count", name, "--json"] + [a for k, v in dims.items() for a in ("--dim", f"{k}={v}")]
     assert main(args) == 0
