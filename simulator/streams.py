@@ -11,18 +11,15 @@ from simulator.fibertree import FiberTree
 DONE = "D"
 
 
-def scan(parent: list, tree: FiberTree, level: int, key: str) -> list:
-    """Compressed level scanner: each parent reference opens its fiber; S_n in becomes S_{n+1}."""
+def _expand(parent: list, fiber) -> list:
+    """A level iterator: each parent data token opens the fiber `fiber(token)` yields, and the
+    fibers are closed by stop tokens one level deeper (S_n in becomes S_{n+1})."""
     out = []
-    pos, crd = tree.pos[level], tree.crd[level]
     i, n = 0, len(parent)
     while i < n:
         tok = parent[i]
         if tok.__class__ is tuple:
-            path, ref = tok
-            if ref is not None:
-                for r in range(int(pos[ref]), int(pos[ref + 1])):
-                    out.append((path + (int(crd[r]),), {key: r}))
+            out.extend(fiber(tok))
             nxt = parent[i + 1]
             if nxt.__class__ is int:
                 out.append(nxt + 1)
@@ -35,31 +32,25 @@ def scan(parent: list, tree: FiberTree, level: int, key: str) -> list:
             out.append(DONE)
         i += 1
     return out
+
+
+def scan(parent: list, tree: FiberTree, level: int, key: str) -> list:
+    """Compressed level scanner: each parent reference opens its fiber of stored coordinates."""
+    pos, crd = tree.pos[level], tree.crd[level]
+
+    def fiber(tok):
+        path, ref = tok
+        if ref is None:
+            return ()
+        return [(path + (int(crd[r]),), {key: r}) for r in range(int(pos[ref]), int(pos[ref + 1]))]
+
+    return _expand(parent, fiber)
 
 
 def dense(parent: list, extent: int, empty: bool = False) -> list:
     """Dense level iterator (every coordinate of the extent), or an empty one."""
-    out = []
     coords = range(0 if empty else extent)
-    i, n = 0, len(parent)
-    while i < n:
-        tok = parent[i]
-        if tok.__class__ is tuple:
-            path = tok[0]
-            for c in coords:
-                out.append((path + (c,), {}))
-            nxt = parent[i + 1]
-            if nxt.__class__ is int:
-                out.append(nxt + 1)
-                i += 2
-                continue
-            out.append(0)
-        elif tok.__class__ is int:
-            out.append(tok + 1)
-        else:
-            out.append(DONE)
-        i += 1
-    return out
+    return _expand(parent, lambda tok: [(tok[0] + (c,), {}) for c in coords])
 
 
 def join(a: list, b: list, mode: str) -> tuple[list, list]:
