@@ -1,7 +1,7 @@
 """Program facts for the navigator: the Honeybee fact program (`*.hb.toml`) of a tensor program.
 
 The facts state what fuseflow.schedule allows for this program and binding: its legal
-fusion groupings, each region's legal orders and their loop levels, the parallel factors
+fusion groupings, each region's loop variables and legal orders, the parallel factors
 and stream shapes each loop variable admits, and where block-sparse mode is possible.
 The scheduling library (library/fuseflow.hblib.toml) reads only these facts, so the
 navigator never restates a rule of its own.
@@ -68,20 +68,20 @@ def region_facts(facts: FactProgram, region: Region, binding: Binding) -> None:
     space = OrderSpace.of_region(region)
     default = default_order(region)
     compressed = region.compressed_vars()
-    for var in region.vars:
+    for index, var in enumerate(region.vars):
+        facts.add("RegionVar", region=rid, index=index, var=var)
         level = Level(0, var, binding.extent(region.var_dims[var]), var in compressed)
         for factor in allowed_par_factors(level.extent, level.compressed):
             facts.add("ParFactor", region=rid, var=var, factor=factor)
         for shape in allowed_stream_shapes(level):
             facts.add("StreamShape", region=rid, var=var, shape=shape)
+    facts.add("RegionVarCount", region=rid, count=len(region.vars))
     for enabled in block_sparse_choices(region):
         facts.add("BlockSparse", region=rid, enabled=enabled)
     for order in space:
         oid = order_id(order)
         facts.add("LegalOrder", region=rid, order=oid, levels=len(order), inner=order[-1],
                   is_default=order == default)
-        for position, var in enumerate(order):
-            facts.add("OrderLevel", region=rid, order=oid, level=position, var=var)
 
 
 def program_facts(program: Program, binding: Binding) -> FactProgram:

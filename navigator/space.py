@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 
 from fuseflow.binding import Binding
 from fuseflow.errors import UserError
+from fuseflow.facts import FactProgram as GeneratedFacts
 from fuseflow.facts import GOAL_TYPE, grouping_id, order_id, program_facts, region_id
-from fuseflow.ir import Program
+from fuseflow.ir import Program, unify_region
+from fuseflow.orders import default_order
 from fuseflow.schedule import RegionSchedule, Schedule, default_schedule
-from navigator.lang import FactProgram, Library, parse_facts, parse_library
+from navigator.lang import FactProgram, Library, facts_from_records, parse_library
 from navigator.lang.errors import LibraryError
 from navigator.lang.toml_source import read_toml_text
 from navigator.synth import App, Oracle, Sketch, sketch_from_json
@@ -50,14 +53,25 @@ class ScheduleSpace:
     facts: FactProgram
     oracle: Oracle
     library_text: str
-    facts_text: str
+    generated_facts: GeneratedFacts
 
     @classmethod
     def build(cls, program: Program, binding: Binding, library_path: str | Path | None = None) -> "ScheduleSpace":
         library, library_text = load_scheduling_library(library_path)
-        facts_text = program_facts(program, binding).to_toml(f"facts for {program.name}")
-        facts = parse_facts(facts_text, library, f"{program.name}.hb.toml (generated)")
-        return cls(program, binding, library, facts, Oracle(library, facts), library_text, facts_text)
+        generated = program_facts(program, binding)
+        # Straight from the records: writing and re-reading their TOML would double start-up.
+        facts = facts_from_records(generated.facts, generated.goal, library, f"{program.name}.hb.toml (generated)")
+        return cls(program, binding, library, facts, Oracle(library, facts), library_text, generated)
+
+    @cached_property
+    def facts_text(self) -> str:
+        """The fact program as `navigator facts` prints it."""
+        return self.generated_facts.to_toml(f"facts for {self.program.name}")
+
+    @cached_property
+    def facts_fingerprint(self) -> str:
+        """A content hash of the facts, which saved sessions keep to notice a changed space."""
+        return content_hash(repr((self.generated_facts.facts, self.generated_facts.goal)))
 
     def initial_sketch(self) -> Sketch:
         return self.oracle.initial_sketch()
@@ -101,25 +115,26 @@ class ScheduleSpace:
         return _app("schedule", {"program": self.program.name}, {"fusion": fusion})
 
     def _region_expression(self, rs: RegionSchedule) -> dict:
-        from fuseflow.ir import unify_region
-        from fuseflow.orders import default_order
-
         rid, oid = region_id(rs.ops), order_id(rs.order)
         n = len(rs.order)
-        is_default = rs.order == default_order(unify_region(self.program, rs.ops))
+        region = unify_region(self.program, rs.ops)
+        is_default = rs.order == default_order(region)
+        region_vars = region.vars
+        factor_of = dict(zip(rs.order, rs.par_factors))
 
-        def levels_from(level: int) -> dict:
-            meta = {"region": rid, "order": oid, "level": level, "count": n}
-            if level == n:
-                return _app("no_more_levels", meta, {})
-            par = _app("par", {"region": rid, "var": rs.order[level], "factor": rs.par_factors[level]}, {})
-            return _app("level", meta, {"par": par, "rest": levels_from(level + 1)})
+        def pars_from(index: int) -> dict:
+            meta = {"region": rid, "index": index, "count": n}
+            if index == n:
+                return _app("no_more_pars", meta, {})
+            var = region_vars[index]
+            par = _app("par", {"region": rid, "var": var, "factor": factor_of[var]}, {})
+            return _app("var_par", meta, {"par": par, "rest": pars_from(index + 1)})
 
         block = _app("block_sparse", {"region": rid, "enabled": rs.block_sparse}, {})
         vector = _app("vectorize", {"region": rid, "var": rs.order[-1], "shape": rs.stream_shape}, {"block": block})
         order = _app("order", {"region": rid, "order": oid, "count": n, "inner": rs.order[-1],
-                               "is_default": is_default}, {"levels": levels_from(0), "vector": vector})
-        return _app("dataflow", {"region": rid}, {"order": order})
+                               "is_default": is_default}, {"vector": vector})
+        return _app("dataflow", {"region": rid}, {"order": order, "pars": pars_from(0)})
 
     def sketch_of(self, schedule: Schedule) -> Sketch:
         return sketch_from_json(self.expression_of(schedule), self.library, GOAL_TYPE)
@@ -134,12 +149,14 @@ def _region_schedule(node: App, program: Program) -> RegionSchedule:
     meta = order_node.metadata_dict()
     ops = tuple(meta["region"].split("+"))
     order = tuple(meta["order"].split())
-    factors: list[int] = []
-    levels = order_node.arg("levels")
-    while levels.function == "level":
-        factors.append(levels.arg("par").metadata_dict()["factor"])
-        levels = levels.arg("rest")
+    # Factors are chosen per loop variable; the schedule lists them per level of the order.
+    factor_of: dict[str, int] = {}
+    pars = node.arg("pars")
+    while pars.function == "var_par":
+        par = pars.arg("par").metadata_dict()
+        factor_of[par["var"]] = par["factor"]
+        pars = pars.arg("rest")
     vector = order_node.arg("vector")
     block = vector.arg("block")
-    return RegionSchedule(ops, order, tuple(factors), vector.metadata_dict()["shape"],
+    return RegionSchedule(ops, order, tuple(factor_of[v] for v in order), vector.metadata_dict()["shape"],
                           block.metadata_dict()["enabled"])

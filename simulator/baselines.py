@@ -32,7 +32,7 @@ from fuseflow.schedule import RegionSchedule, Schedule, allowed_stream_shapes, l
 
 ORDER_LIMIT = 20000     # orders scored per region (the first ones in enumeration order)
 SHORTLIST = 6           # orders per region that are simulated
-TIE = 0.01              # cycles within this fraction of the fastest count as a tie
+TIE = 0.10              # cycles within this fraction of the fastest count as a tie (see tune)
 
 
 @dataclass

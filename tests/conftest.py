@@ -11,6 +11,17 @@ SHARED_DATASETS = REPO.parent / "shared" / "datasets"
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="rewrite golden files with the current output instead of comparing")
+    parser.addoption("--slow", action="store_true", default=False,
+                     help="also run the tests marked slow (minutes each; not part of CI)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--slow"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 (`*.hb.toml`) and condition formulas, in Honeybee's format plus documented extensions."""
 
 from navigator.lang.errors import FactError, LibraryError
-from navigator.lang.facts_loader import load_facts, parse_facts
+from navigator.lang.facts_loader import facts_from_records, load_facts, parse_facts
 from navigator.lang.formula import (
     Atom,
     Comparison,
@@ -35,6 +35,6 @@ __all__ = [
     "Atom", "Comparison", "DefaultMark", "Fact", "FactError", "FactPattern", "FactProgram",
     "FieldDecl", "Formula", "FormulaSyntaxError", "FunctionDecl", "Goal", "Library",
     "LibraryError", "Literal", "ParamDecl", "ParamField", "PropDecl", "RetField", "TypeDecl",
-    "Value", "format_value", "load_facts", "load_library", "parse_facts", "parse_formula",
+    "Value", "facts_from_records", "format_value", "load_facts", "load_library", "parse_facts", "parse_formula",
     "parse_library", "same_value", "value_type_of",
 ]

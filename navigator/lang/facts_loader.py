@@ -35,6 +35,15 @@ def parse_facts(text: str, library: Library, source: str = "<facts>") -> FactPro
     return _build(parse_toml(text, source, FactError), source, library)
 
 
+def facts_from_records(facts: list[tuple[str, dict[str, Any]]], goal: tuple[str, dict[str, Any]],
+                       library: Library, source: str = "<facts>") -> FactProgram:
+    """The fact program of (prop, args) records already in memory, checked exactly as if
+    they had been read from their `*.hb.toml` text (which a generator need not write)."""
+    doc = {"Prop": [{"name": prop, "args": args} for prop, args in facts],
+           "Goal": {"name": goal[0], "args": goal[1]}}
+    return _build(doc, source, library)
+
+
 def _build(doc: dict[str, Any], source: str, library: Library) -> FactProgram:
     warnings = []
     for key in doc:

@@ -114,7 +114,7 @@ class ProgramSpec:
         space = ScheduleSpace.build(program, binding, self.library)
         fingerprints = {"program": content_hash(text), "library": content_hash(space.library_text),
                         "data": file_hash(self.data) if self.data else None,
-                        "facts": content_hash(space.facts_text)}
+                        "facts": space.facts_fingerprint}
         return LoadedProgram(self, space, fingerprints)
 
     def changes(self, saved: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:

@@ -81,10 +81,10 @@ def test_batch_end_to_end_with_failures_as_data(nav, tmp_path):
 
 def test_timeouts_and_retry_in_process(cli, gcn_samples, tmp_path):
     summary = cli.json("batch", str(gcn_samples), "--program", "gcn", "--out", "t.jsonl", "--jobs", "2",
-                       "--timeout", "0.05", "--no-progress", schema="batch-summary", code=1)
+                       "--timeout", "0.001", "--no-progress", schema="batch-summary", code=1)
     assert summary["failures"] == {"timeout": 8}
     records = read_records(tmp_path / "t.jsonl")
-    assert {r["error"]["message"] for r in records} == {"did not finish within 0.05 s"}
+    assert {r["error"]["message"] for r in records} == {"did not finish within 0.001 s"}
     retried = cli.json("batch", str(gcn_samples), "--program", "gcn", "--out", "t.jsonl", "--jobs", "2",
                        "--retry-failed", "--no-progress", schema="batch-summary")
     assert retried["evaluated"] == 8 and retried["ok"] == 8 and retried["failed_total"] == 0

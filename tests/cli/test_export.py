@@ -44,12 +44,12 @@ def test_export_to_stdout_keeps_choices(cli, tmp_path):
     for hole, option in ((0, "1"), (1, "1"), (2, "1"), (3, "1"), (4, "1"), (5, "3"), (6, "1")):
         cli("fill", f"?{hole}", option, ok=True)
     cli("fill", "?7", "--auto", "default", "--subtree", ok=True)
-    cli("fill", "?8", "par", "factor=2", ok=True)
+    cli("fill", "?8", "par", "factor=2", ok=True)  # the first region variable, i
     cli("fill", "?9", "--auto", "default", "--subtree", ok=True)
     data = json.loads(cli("export", ok=True).stdout)
     region = data["regions"][0]
     assert region["dataflow-ordering"] == "j i k"
-    assert region["stream-parallelizer"]["par_factors"] == [2, 1, 1]
+    assert region["stream-parallelizer"]["par_factors"] == [1, 2, 1]  # factors are listed per level of the order
     cli("export", "--json", "out/s.json", ok=True)
     assert cli.json("validate", "out/s.json", schema="validate")["valid"]  # program from the session
 

@@ -43,6 +43,7 @@ def test_show_golden_files(cli, golden):
     golden(GOLDEN / "show_hole_5.txt", cli("show", "--hole", "?5", ok=True).stdout)
     cli("fill", "4", "--auto", "default", "--subtree", ok=True)
     cli("fill", "5", "--auto", "default", "--subtree", ok=True)
+    cli("fill", "6", "--auto", "default", "--subtree", ok=True)
     golden(GOLDEN / "show_complete.txt", cli("show", ok=True).stdout)
 
 

@@ -29,7 +29,7 @@ def test_two_fills_at_once_are_serialized_by_the_lock(nav, cli, tmp_path):
     history = cli.json("history", schema="history")
     assert sorted(s["hole"] for s in history["steps"][3:]) == [3, 4]  # neither step was lost
     assert {s["rationale"] for s in history["steps"][3:]} == {"first", "second"}
-    assert cli.json("show", schema="show")["open_holes"] == [5]
+    assert cli.json("show", schema="show")["open_holes"] == [5, 6]
 
 
 CORRUPTIONS = {

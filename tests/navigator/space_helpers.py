@@ -67,19 +67,21 @@ def validator_schedules(program, binding):
 
 
 def menu_completions(space, sketch, choose=None):
-    """Every complete sketch reachable from `sketch` through offered steps (DFS on the lowest
-    open hole). `choose(site, menu)` may return a single option to take instead of branching."""
+    """Every complete sketch reachable from `sketch` through offered steps (DFS).
+
+    `choose(sketch, menu)` may return a single option to take instead of branching; holes it
+    decides are filled first, so the branching holes' subtrees do not redo those steps."""
     if sketch.complete:
         yield sketch
         return
     menus = space.oracle.menus(sketch)
-    hole_menu = menus.holes[0]
-    options = list(hole_menu.options)
     if choose is not None:
-        picked = choose(sketch, hole_menu)
-        if picked is not None:
-            options = [picked]
-    for option in options:
+        for hole_menu in menus.holes:
+            picked = choose(sketch, hole_menu)
+            if picked is not None:
+                yield from menu_completions(space, space.oracle.apply(sketch, picked), choose)
+                return
+    for option in menus.holes[0].options:
         yield from menu_completions(space, space.oracle.apply(sketch, option), choose)
 
 
