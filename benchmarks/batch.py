@@ -54,11 +54,12 @@ def sample_candidates(count: int, seed: int):
 
 def run(candidates, jobs: int) -> dict:
     from navigator.batch import EvalConfig, ResultsLog, open_executor, run_batch
-    from navigator.batch.evaluation import load_inputs
+    from navigator.batch.evaluation import ensure_reference, load_inputs
     from navigator.sessions import ProgramSpec
 
     config = EvalConfig(ProgramSpec.from_user("gcn"))
-    load_inputs(config.spec, None, None)  # as `navigator batch` does: workers inherit the loaded inputs
+    # as `navigator batch` does: workers inherit the loaded inputs and the reference result
+    ensure_reference(load_inputs(config.spec, None, None))
     load_before = os.getloadavg()[0]
     cpu_before = os.times()
     with tempfile.TemporaryDirectory() as tmp:

@@ -32,7 +32,7 @@ from fuseflow.schedule import RegionSchedule, Schedule, allowed_stream_shapes, l
 
 ORDER_LIMIT = 20000     # orders scored per region (the first ones in enumeration order)
 SHORTLIST = 6           # orders per region that are simulated
-TIE = 0.10              # cycles within this fraction of the fastest count as a tie (see tune)
+TIE = 0.01              # cycles within this fraction of the fastest count as a tie
 
 
 @dataclass
@@ -196,10 +196,11 @@ def _dependency_order(program: Program, grouping) -> list[tuple[str, ...]]:
     return [rs.ops for rs in execution_order(program, dummy)]
 
 
-def tune(machine, grouping, parallel: bool = False, dense_fixed: bool = False) -> list:
+def tune(machine, grouping, parallel: bool = False, dense_fixed: bool = False, tie: float = TIE) -> list:
     """Run a grouping region by region; each region takes the fastest simulated order among the
     symbolic shortlist (so a baseline is a sensible schedule, not an arbitrary one); orders
-    within 1% of the fastest are told apart by their traffic."""
+    within `tie` (a fraction, 1% by default) of the fastest are told apart by their traffic, so
+    `tie=math.inf` picks the shortlisted order that moves the fewest bytes."""
     program, binding, hw = machine.program, machine.binding, machine.hw
     results = []
     for ops in _dependency_order(program, grouping):
@@ -215,9 +216,9 @@ def tune(machine, grouping, parallel: bool = False, dense_fixed: bool = False) -
         if not candidates:
             raise refused
         fastest = min(r.timing.cycles for r in candidates)
-        # Within 1% of the fastest, prefer the order that moves fewer bytes.
-        best = min((r for r in candidates if r.timing.cycles <= fastest * (1 + TIE)),
-                   key=lambda r: r.traffic.bytes)
+        # Within `tie` of the fastest, prefer the order that moves fewer bytes.
+        best = min((r for r in candidates if r.timing.cycles <= fastest * (1 + tie)),
+                   key=lambda r: (r.traffic.bytes, r.timing.cycles))
         machine.commit(best)
         results.append(best)
     return results

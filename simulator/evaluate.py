@@ -219,8 +219,9 @@ def compare(values: dict, reference: dict, tensors) -> Check:
 
 def evaluate(program: Program, binding: Binding, schedule: Schedule, hardware: Hardware | None = None, *,
              executor: str = "fast", policy: str = "accumulate", seed: int | None = None, check: bool = True,
-             data: ProgramData | None = None) -> Report:
-    """Simulate `schedule` and check its result against the numpy reference."""
+             data: ProgramData | None = None, reference: dict | None = None) -> Report:
+    """Simulate `schedule` and check its result against the numpy reference (`reference`, when
+    given, is `evaluate_program` of the same program and data: a batch computes it once)."""
     if executor not in EXECUTORS:
         raise ValueError(f"unknown executor {executor!r}")
     hw = hardware or load_hardware()
@@ -229,7 +230,8 @@ def evaluate(program: Program, binding: Binding, schedule: Schedule, hardware: H
     regions, values = run_schedule(program, binding, schedule, executor, policy, data, hw)
     verdict = None
     if check:
-        reference = evaluate_program(program, data.arrays, binding.extents)
+        if reference is None:
+            reference = evaluate_program(program, data.arrays, binding.extents)
         written = [t for r in regions for t in r.written]
         verdict = compare(values, reference, written)
     return Report(program.name, executor, policy, hw, regions, verdict)

@@ -72,6 +72,7 @@ class Inputs:
     binding: Any
     hardware: Any
     data: Any
+    reference: Any = None  # the numpy reference result, computed by the first checked candidate
 
 
 @lru_cache(maxsize=4)
@@ -87,12 +88,24 @@ def load_inputs(spec: ProgramSpec, hardware_path: str | None, seed: int | None) 
     return Inputs(program, binding, load_hardware(hardware_path), materialize(program, binding, seed))
 
 
+def ensure_reference(inputs: Inputs) -> None:
+    """Compute the numpy reference result once: it is the same for every candidate of a batch,
+    and a worker forked after this inherits it."""
+    from simulator.reference import evaluate_program
+
+    if inputs.reference is None:
+        inputs.reference = evaluate_program(inputs.program, inputs.data.arrays, inputs.binding.extents)
+
+
 def simulate(inputs: Inputs, schedule, config: EvalConfig) -> dict[str, Any]:
     """simulator.evaluate on cached inputs; its report as a dict."""
     from simulator.evaluate import evaluate
 
+    if config.check:
+        ensure_reference(inputs)
     report = evaluate(inputs.program, inputs.binding, schedule, inputs.hardware, executor=config.executor,
-                      policy=config.policy, seed=config.seed, check=config.check, data=inputs.data)
+                      policy=config.policy, seed=config.seed, check=config.check, data=inputs.data,
+                      reference=inputs.reference)
     return report.to_dict()
 
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from fuseflow.errors import UserError
-from navigator.commands.common import add_session_option, parse_dims, print_json
+from navigator.commands.common import add_policy_option, add_session_option, parse_dims, print_json
 
 JSON_VERSION = 1
 
@@ -33,7 +33,7 @@ def cmd_batch(args) -> int:
     from pathlib import Path
 
     from navigator.batch import EvalConfig, ResultsLog, collect_candidates, open_executor, run_batch
-    from navigator.batch.evaluation import load_inputs
+    from navigator.batch.evaluation import ensure_reference, load_inputs
     from navigator.batch.progress import BatchProgress
     from navigator.commands.common import program_spec
     from navigator.sessions import ProgramSpec
@@ -43,6 +43,8 @@ def cmd_batch(args) -> int:
     config = EvalConfig(spec, hardware, args.policy, args.executor, args.seed, not args.no_check)
     # Load now: input errors stop here (exit 2), and forked workers inherit the loaded inputs.
     inputs = load_inputs(spec, hardware, args.seed)
+    if config.check:
+        ensure_reference(inputs)
     candidates = collect_candidates(args.schedules, inputs.program)
     run_id = config.run_id()
     with ResultsLog(args.out) as results:
@@ -141,8 +143,7 @@ def register(subs) -> None:
                        help="local process pool, or a dask.distributed cluster")
     batch.add_argument("--scheduler", metavar="ADDR", help="dask scheduler address, e.g. tcp://127.0.0.1:8786")
     batch.add_argument("--timeout", type=_positive_float, metavar="S", help="seconds allowed per schedule")
-    batch.add_argument("--policy", choices=("stream", "accumulate"), default="stream",
-                       help="reduction policy of the simulator (see navigator eval)")
+    add_policy_option(batch)
     batch.add_argument("--executor", choices=("fast", "exact"), default="fast", help="simulator executor")
     batch.add_argument("--seed", type=int, help="seed for generated data (default: the program's)")
     batch.add_argument("--no-check", action="store_true", help="skip the numerical check against numpy")

@@ -32,6 +32,14 @@ def add_program_options(sub: argparse.ArgumentParser, program_positional: bool =
     add_session_option(sub)
 
 
+def add_policy_option(sub: argparse.ArgumentParser) -> None:
+    from fuseflow.lower.contexts import DEFAULT_POLICY
+
+    sub.add_argument("--policy", choices=("accumulate", "stream"), default=DEFAULT_POLICY,
+                     help="accumulate (default): every reduction closes on chip before its result is used; "
+                          "stream: linear consumers take partial sums")
+
+
 def parse_dims(values: list[str] | None) -> dict[str, int]:
     dims: dict[str, int] = {}
     for item in values or []:

@@ -5,15 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from fuseflow.errors import ScheduleError, UserError
-from navigator.commands.common import add_program_options, print_json, program_spec
+from navigator.commands.common import add_policy_option, add_program_options, print_json, program_spec
 
 EXACT_TOKEN_LIMIT = 20_000_000
 
 
 def _add_sim_options(sub) -> None:
-    sub.add_argument("--policy", choices=("accumulate", "stream"), default="accumulate",
-                     help="accumulate (default): every reduction closes on chip before its result is used; "
-                          "stream: linear consumers take partial sums")
+    add_policy_option(sub)
     sub.add_argument("--seed", type=int, default=None, help="seed for generated data (default: the program's)")
     sub.add_argument("--preset", metavar="NAME", help="generate the graph from this preset (cora, cora_ml, dblp, "
                                                       "ogb_collab) instead of the program's")
