@@ -43,3 +43,17 @@ def test_broken_hardware_file(tmp_path):
     (tmp_path / "hw.toml").write_text("peak_ops_per_cycle = 128\nmemory_bytes_per_cycle = 1\n")
     result = run("check", "spmm", "--hardware", "hw.toml", "--json", cwd=tmp_path)
     assert result.returncode == 0 and json.loads(result.stdout)["hardware"] == "hw.toml"
+
+
+def test_programs_facts_and_compare_end_to_end(tmp_path):
+    listed = run("programs", cwd=tmp_path)
+    assert listed.returncode == 0 and "gcn" in listed.stdout and "graphsage" in listed.stdout
+    facts = run("facts", "spmm", "--dim", "N=4", "-o", "spmm.hb.toml", cwd=tmp_path)
+    assert facts.returncode == 0, facts.stderr
+    text = (tmp_path / "spmm.hb.toml").read_text()
+    assert 'name = "RegionVar"' in text and "[Goal]" in text
+    compared = run("compare", "gcn", "--dim", "N=12", "--dim", "F=4", "--dim", "H=2", "--dim", "C=2", "--json",
+                   cwd=tmp_path)
+    assert compared.returncode == 0, compared.stderr
+    names = [b["name"] for b in json.loads(compared.stdout)["baselines"]]
+    assert names == ["unfused", "per_layer", "fully_fused"]

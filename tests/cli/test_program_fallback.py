@@ -36,3 +36,13 @@ def test_no_program_and_no_session(cli):
     assert_user_error(cli("count"), "no program given, and no session to take it from", "navigator start PROGRAM")
     assert_user_error(cli("validate", "s.json"), "no program given")
     assert_user_error(cli("replay", "s.json"), "replay needs the program (--program) or a fact file (--facts)")
+
+
+def test_eval_takes_the_sessions_program_end_to_end(nav, cli):
+    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cli("fill", "?0", "--auto", "default", "--subtree", ok=True)
+    cli("export", "--json", "s.json", ok=True)
+    result = nav("eval", "s.json")
+    assert result.returncode == 0, result.stderr
+    assert "program spmm schedule s.json" in result.stdout and "numerical check: passed" in result.stdout
+    assert "using the program of session" in result.stderr
