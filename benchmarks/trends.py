@@ -29,13 +29,12 @@ GRAPHS = {"cora": ("file", DATASETS / "cora.npz"), "cora_ml": ("file", DATASETS 
 MIB = 2 ** 20
 
 
-def fusion_rows(program_name: str, graph: str, policy: str, parallel: bool) -> dict:
+def load(program_name: str, graph: str):
+    """The program bound to one of GRAPHS, its generated inputs, and the default hardware."""
     from fuseflow.binding import bind
     from fuseflow.bundled import resolve_program
     from fuseflow.hardware import load_hardware
-    from simulator.baselines import compare_baselines, tune
     from simulator.data import materialize
-    from simulator.evaluate import Machine
 
     program = resolve_program(program_name)
     kind, where = GRAPHS[graph]
@@ -44,10 +43,16 @@ def fusion_rows(program_name: str, graph: str, policy: str, parallel: bool) -> d
         data = str(where)
     else:
         program = dataclasses.replace(program, data=dataclasses.replace(program.data, preset=where))
-    start = time.perf_counter()
     binding = bind(program, data)
-    inputs = materialize(program, binding)
-    hw = load_hardware()
+    return program, binding, materialize(program, binding), load_hardware()
+
+
+def fusion_rows(program_name: str, graph: str, policy: str, parallel: bool) -> dict:
+    from simulator.baselines import compare_baselines, tune
+    from simulator.evaluate import Machine
+
+    start = time.perf_counter()
+    program, binding, inputs, hw = load(program_name, graph)
     rows = compare_baselines(program, binding, hw, policy=policy, parallel=parallel, data=inputs)
     # The same per-layer grouping with, in each region, the shortlisted order that moves the
     # fewest bytes rather than the fastest one.
@@ -77,24 +82,11 @@ def fusion_rows(program_name: str, graph: str, policy: str, parallel: bool) -> d
 def literal_layers(program_name: str, graph: str, policy: str, parallel: bool) -> dict:
     """Each GNN layer as one region even when that recomputes (what the streaming rule forces),
     against the unfused baseline."""
-    from fuseflow.binding import bind
-    from fuseflow.bundled import resolve_program
-    from fuseflow.hardware import load_hardware
     from fuseflow.fusion import unfused
     from simulator.baselines import tune
-    from simulator.data import materialize
     from simulator.evaluate import Machine
 
-    program = resolve_program(program_name)
-    kind, where = GRAPHS[graph]
-    data = None
-    if kind == "file":
-        data = str(where)
-    else:
-        program = dataclasses.replace(program, data=dataclasses.replace(program.data, preset=where))
-    binding = bind(program, data)
-    inputs = materialize(program, binding)
-    hw = load_hardware()
+    program, binding, inputs, hw = load(program_name, graph)
     layers = (("aggregate1", "transform1", "activate1"), ("aggregate2", "transform2", "bias2"))
     out = {}
     for name, grouping in (("unfused", unfused(program)), ("layers", layers)):

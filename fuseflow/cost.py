@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from fuseflow.binding import Binding
 from fuseflow.lower.contexts import DEFAULT_POLICY, region_contexts
-from fuseflow.hardware import Hardware
+from fuseflow.hardware import Hardware, operational_intensity
 from fuseflow.ir import Operand, Program, Region, unify_region
 from fuseflow.schedule import RegionSchedule, Schedule
 
@@ -62,11 +62,11 @@ class ScheduleCost:
 
     @property
     def intensity(self) -> float:
-        return self.flops / self.bytes if self.bytes else float("inf")
+        return operational_intensity(self.flops, self.bytes)
 
     @property
     def roofline(self) -> str:
-        return "compute-bound" if self.intensity >= self.hardware.ridge_intensity else "memory-bound"
+        return self.hardware.roofline_class(self.intensity)
 
     @property
     def roofline_cycles(self) -> float:

@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fuseflow.binding import Binding
-from fuseflow.hardware import Hardware, load_hardware
+from fuseflow.hardware import Hardware, load_hardware, operational_intensity
 from fuseflow.ir import Program
 from fuseflow.lower import lower_region
 from fuseflow.lower.plan import RegionPlan
@@ -96,11 +96,11 @@ class Report:
 
     @property
     def intensity(self) -> float:
-        return self.flops / self.bytes if self.bytes else float("inf")
+        return operational_intensity(self.flops, self.bytes)
 
     @property
     def roofline(self) -> str:
-        return "compute-bound" if self.intensity >= self.hardware.ridge_intensity else "memory-bound"
+        return self.hardware.roofline_class(self.intensity)
 
     @property
     def counters(self) -> dict[str, int]:
