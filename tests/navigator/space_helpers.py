@@ -70,7 +70,9 @@ def menu_completions(space, sketch, choose=None):
     """Every complete sketch reachable from `sketch` through offered steps (DFS).
 
     `choose(sketch, menu)` may return a single option to take instead of branching; holes it
-    decides are filled first, so the branching holes' subtrees do not redo those steps."""
+    decides are filled first, then the hole with the fewest options (holes with one option
+    before any branching), so the branches do not each redo the same forced steps. Menus are
+    exact, so the order in which holes are filled does not change the set reached."""
     if sketch.complete:
         yield sketch
         return
@@ -81,7 +83,8 @@ def menu_completions(space, sketch, choose=None):
             if picked is not None:
                 yield from menu_completions(space, space.oracle.apply(sketch, picked), choose)
                 return
-    for option in menus.holes[0].options:
+    narrowest = min(menus.holes, key=lambda hole_menu: len(hole_menu.options))
+    for option in narrowest.options:
         yield from menu_completions(space, space.oracle.apply(sketch, option), choose)
 
 
