@@ -5,10 +5,8 @@ A region's result depends only on its own ops and order, so checking every fusab
 isolation (inputs from the reference) covers every legal grouping; test_groupings.py checks
 that whole schedules compose. Under `accumulate` only the regions whose loop placement differs
 from `stream` run again; gcn_logsoftmax's regions made only of GCN ops are covered by gcn. GraphSAGE has 14,859 region orders; a seeded sample of them runs
-here and all of them with NAVIGATOR_SLOW=1.
+here and all of them under `pytest --slow`.
 """
-
-import os
 
 import numpy as np
 import pytest
@@ -29,7 +27,7 @@ TINY = {"gcn": {"N": 4, "F": 2, "H": 2, "C": 2}, "gcn_logsoftmax": {"N": 4, "F":
         "graphsage": {"N": 3, "F": 2, "H": 2, "C": 2}}
 
 
-def _cases(name, policy):
+def _cases(name, policy, everything=False):
     program, _, _ = small(name, TINY.get(name))
     regions = all_regions(program)
     if name in COVERED_BY:
@@ -38,7 +36,7 @@ def _cases(name, policy):
         shared = {op.name for op in program.ops if other.get(op.name) == str(op.statement)}
         regions = [ops for ops in regions if not set(ops) <= shared]
     cases = [(ops, order) for ops in regions for order in region_orders(program, ops)]
-    if name in SAMPLE and not os.environ.get("NAVIGATOR_SLOW"):
+    if name in SAMPLE and not everything:
         rng = np.random.default_rng(7)
         picks = rng.choice(len(cases), size=SAMPLE[name], replace=False)
         cases = [cases[i] for i in sorted(picks)]
@@ -54,11 +52,11 @@ def _cases(name, policy):
 
 @pytest.mark.parametrize("policy", ["stream", "accumulate"])
 @pytest.mark.parametrize("name", bundled_program_names())
-def test_every_region_and_order_matches_reference(name, policy):
+def test_every_region_and_order_matches_reference(request, name, policy):
     program, binding, data = small(name, TINY.get(name))
     memory, reference = reference_memory(program, binding, data)
     values = {**data.arrays, **reference}
-    for ops, order in _cases(name, policy):
+    for ops, order in _cases(name, policy, everything=request.config.getoption("--slow")):
         where = f"{name} {ops} order {' '.join(order)} ({policy})"
         plan = lower_region(program, binding, RegionSchedule(ops, order, (1,) * len(order)), policy)
         run = exact.run_region(plan, memory)
