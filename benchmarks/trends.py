@@ -48,7 +48,7 @@ def load(program_name: str, graph: str):
 
 
 def fusion_rows(program_name: str, graph: str, policy: str, parallel: bool) -> dict:
-    from simulator.baselines import compare_baselines, tune
+    from simulator.baselines import compare_baselines, totals, tune
     from simulator.evaluate import Machine
 
     start = time.perf_counter()
@@ -59,10 +59,7 @@ def fusion_rows(program_name: str, graph: str, policy: str, parallel: bool) -> d
     per_layer = next(r for r in rows if r["name"] == "per_layer")
     results = tune(Machine(program, binding, inputs, hw, policy, numerics=False),
                    [tuple(g) for g in per_layer["fusion"]], parallel, tie=math.inf)
-    frugal = {"name": "per_layer_fewest_bytes", "orders": [" ".join(r.plan.schedule.order) for r in results],
-              "flops": sum(r.flops for r in results), "bytes": sum(r.traffic.bytes for r in results),
-              "compulsory_bytes": sum(r.traffic.compulsory_bytes for r in results),
-              "cycles": sum(r.timing.cycles for r in results)}
+    frugal = {"name": "per_layer_fewest_bytes", **totals(results)}
     frugal["speedup"] = rows[0]["cycles"] / frugal["cycles"]
     for row in rows:
         del row["schedule"]
@@ -83,7 +80,7 @@ def literal_layers(program_name: str, graph: str, policy: str, parallel: bool) -
     """Each GNN layer as one region even when that recomputes (what the streaming rule forces),
     against the unfused baseline."""
     from fuseflow.fusion import unfused
-    from simulator.baselines import tune
+    from simulator.baselines import totals, tune
     from simulator.evaluate import Machine
 
     program, binding, inputs, hw = load(program_name, graph)
@@ -91,8 +88,7 @@ def literal_layers(program_name: str, graph: str, policy: str, parallel: bool) -
     out = {}
     for name, grouping in (("unfused", unfused(program)), ("layers", layers)):
         results = tune(Machine(program, binding, inputs, hw, policy, numerics=False), grouping, parallel)
-        out[name] = {"cycles": sum(r.timing.cycles for r in results), "flops": sum(r.flops for r in results),
-                     "orders": [" ".join(r.plan.schedule.order) for r in results]}
+        out[name] = totals(results)
     out["speedup"] = out["unfused"]["cycles"] / out["layers"]["cycles"]
     out["flops_over_unfused"] = out["layers"]["flops"] / out["unfused"]["flops"]
     return {"program": program_name, "graph": graph, **out}

@@ -64,11 +64,6 @@ class ScheduleSpace:
         return cls(program, binding, library, facts, Oracle(library, facts), library_text, generated)
 
     @cached_property
-    def facts_text(self) -> str:
-        """The fact program as `navigator facts` prints it."""
-        return self.generated_facts.to_toml(f"facts for {self.program.name}")
-
-    @cached_property
     def facts_fingerprint(self) -> str:
         """A content hash of the facts, which saved sessions keep to notice a changed space."""
         return content_hash(repr((self.generated_facts.facts, self.generated_facts.goal)))

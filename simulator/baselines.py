@@ -224,6 +224,14 @@ def tune(machine, grouping, parallel: bool = False, dense_fixed: bool = False, t
     return results
 
 
+def totals(results) -> dict:
+    """The orders and summed figures of a tuned grouping's region results."""
+    return {"orders": [" ".join(r.plan.schedule.order) for r in results],
+            "flops": sum(r.flops for r in results), "bytes": sum(r.traffic.bytes for r in results),
+            "compulsory_bytes": sum(r.traffic.compulsory_bytes for r in results),
+            "cycles": sum(r.timing.cycles for r in results)}
+
+
 def compare_baselines(program: Program, binding: Binding, hw: Hardware, policy: str = "accumulate",
                       parallel: bool = False, seed: int | None = None, data=None,
                       dense_fixed: bool = False) -> list[dict]:
@@ -245,14 +253,8 @@ def compare_baselines(program: Program, binding: Binding, hw: Hardware, policy: 
                          "orders": None, "flops": None, "bytes": None, "compulsory_bytes": None, "cycles": None,
                          "schedule": None, "not_simulated": exc.bare_message})
             continue
-        flops = sum(r.flops for r in results)
-        bytes_ = sum(r.traffic.bytes for r in results)
         rows.append({"name": b.name, "fusion": [list(r.plan.schedule.ops) for r in results], "note": b.note,
-                     "orders": [" ".join(r.plan.schedule.order) for r in results],
-                     "flops": flops, "bytes": bytes_,
-                     "compulsory_bytes": sum(r.traffic.compulsory_bytes for r in results),
-                     "cycles": sum(r.timing.cycles for r in results),
-                     "schedule": Schedule(tuple(r.plan.schedule for r in results))})
+                     **totals(results), "schedule": Schedule(tuple(r.plan.schedule for r in results))})
     unfused_cycles = rows[0]["cycles"]
     for row in rows:
         row["speedup"] = unfused_cycles / row["cycles"] if row["cycles"] and unfused_cycles else None

@@ -19,18 +19,9 @@ import navigator.synth.solver as solver
 from navigator.lang import parse_facts, parse_library
 from navigator.synth import UNBOUNDED, Count, Oracle
 
+from .oracle_checks import as_ref, assert_oracle_matches_reference, load
 from .random_problems import problems
-from .reference import INF, Reference
-
-
-def as_ref(count):
-    return INF if count.unbounded else count.value
-
-
-def load(texts):
-    library_text, facts_text = texts
-    library = parse_library(library_text, "random.hblib.toml")
-    return library, parse_facts(facts_text, library, "random.hb.toml")
+from .reference import Reference
 
 
 @pytest.fixture
@@ -47,42 +38,14 @@ def generated(monkeypatch):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(texts=problems())
 def test_interpreted_plans_match_the_reference(interpreted, texts):
-    library, facts = load(texts)
-    oracle = Oracle(library, facts)
-    ref = Reference(library, facts)
-    for type_name in library.types:
-        assert set(oracle.inhabited[type_name]) == ref.inhabited[type_name]
-        for meta in ref.inhabited[type_name]:
-            assert as_ref(oracle.counts.value(type_name, meta)) == ref.value_count(type_name, meta)
-    sketch = oracle.initial_sketch()
-    for _ in range(3):
-        menus = oracle.menus(sketch)
-        assert as_ref(menus.total) == ref.completions(sketch)
-        options = list(menus.options())
-        if not options:
-            break
-        sketch = oracle.apply(sketch, options[len(options) // 2])
+    assert_oracle_matches_reference(*load(texts), walk_steps=3)
 
 
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(texts=problems())
 def test_generated_plans_match_the_reference(generated, texts):
-    library, facts = load(texts)
-    oracle = Oracle(library, facts)
-    ref = Reference(library, facts)
-    for type_name in library.types:
-        assert set(oracle.inhabited[type_name]) == ref.inhabited[type_name]
-        for meta in ref.inhabited[type_name]:
-            assert as_ref(oracle.counts.value(type_name, meta)) == ref.value_count(type_name, meta)
-    sketch = oracle.initial_sketch()
-    for _ in range(3):
-        menus = oracle.menus(sketch)
-        assert as_ref(menus.total) == ref.completions(sketch)
-        options = list(menus.options())
-        if not options:
-            break
-        sketch = oracle.apply(sketch, options[len(options) // 2])
+    assert_oracle_matches_reference(*load(texts), walk_steps=3)
 
 
 def chain_problem(length: int) -> tuple[str, str]:

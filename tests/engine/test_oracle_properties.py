@@ -16,26 +16,16 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from navigator.lang import parse_facts, parse_library
 from navigator.replay import replay
 from navigator.synth import Oracle, sketch_to_json
 
+from .oracle_checks import as_ref, assert_oracle_matches_reference, load
 from .random_problems import problems
 from .reference import INF, Reference
 
 def examples(n):
     return settings(max_examples=n, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-
-
-def load(texts):
-    library_text, facts_text = texts
-    library = parse_library(library_text, "random.hblib.toml")
-    return library, parse_facts(facts_text, library, "random.hb.toml")
-
-
-def as_ref(count):
-    return INF if count.unbounded else count.value
 
 
 def fill(library, sketch, hole_id, function, meta):
@@ -149,13 +139,7 @@ def _label_max(ref, type_name, meta, memo):
 @examples(300)
 @given(texts=problems())
 def test_inhabitation_matches_reference(texts):
-    library, facts = load(texts)
-    oracle = Oracle(library, facts)
-    ref = Reference(library, facts)
-    for type_name in library.types:
-        assert set(oracle.inhabited[type_name]) == ref.inhabited[type_name]
-        for meta in ref.inhabited[type_name]:
-            assert as_ref(oracle.counts.value(type_name, meta)) == ref.value_count(type_name, meta)
+    assert_oracle_matches_reference(*load(texts))
 
 
 @examples(100)

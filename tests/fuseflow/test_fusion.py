@@ -9,17 +9,7 @@ from fuseflow.fusion import (canonical, count_groupings, fully_fused, grouping_p
 from fuseflow.ir import UnificationError, unify_region
 
 from .random_programs import programs
-
-
-def set_partitions(items):
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    for partition in set_partitions(rest):
-        yield [[first]] + partition
-        for i in range(len(partition)):
-            yield partition[:i] + [[first] + partition[i]] + partition[i + 1:]
+from tests.partitions import set_partitions
 
 
 def brute_force_legal(program, partition):

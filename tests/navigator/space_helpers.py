@@ -6,17 +6,7 @@ from fuseflow.fusion import canonical, grouping_problem
 from fuseflow.ir import unify_region
 from fuseflow.schedule import PAR_FACTORS, STREAM_SHAPES, RegionSchedule, Schedule, region_problems
 from fuseflow.facts import region_id
-
-
-def set_partitions(items):
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    for partition in set_partitions(rest):
-        yield [[first]] + partition
-        for i in range(len(partition)):
-            yield partition[:i] + [[first] + partition[i]] + partition[i + 1:]
+from tests.partitions import set_partitions
 
 
 def validator_groupings(program):
