@@ -13,7 +13,7 @@ import numpy as np
 
 from fuseflow.data.graph import GraphData
 from fuseflow.errors import DataError
-from fuseflow.expr import Access, BinOp, Call, Const, Expr, FUNCTIONS, Neg
+from fuseflow.expr import Access, Call, Const, Expr, FUNCTIONS, Neg
 from fuseflow.ir import Program, TensorDecl
 
 

@@ -140,7 +140,6 @@ def op_contexts(program: Program, region: Region, order: tuple[str, ...],
 
 def region_cost(program: Program, binding: Binding, region: Region, order: tuple[str, ...],
                 hw: Hardware) -> RegionCost:
-    position = {v: i for i, v in enumerate(order)}
     counter = _PrefixCounter(program, binding, region)
     contexts = op_contexts(program, region, order)
     op_costs = []

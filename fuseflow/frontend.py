@@ -6,10 +6,10 @@ See docs/program-format.md for the format.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
-from fuseflow.atomic import read_user_text
+from fuseflow.files import read_user_text
+from fuseflow.readers import parse_toml_text
 from fuseflow.errors import ProgramError
 from fuseflow.expr import FUNCTIONS, ExprSyntaxError, accesses, parse_statement
 from fuseflow.ir import FORMATS, REDUCTIONS, DataSpec, Op, Program, TensorDecl
@@ -52,11 +52,7 @@ def load_program(path: str | Path, text: str | None = None) -> Program:
 
 
 def parse_program(text: str, path: str = "<program>") -> Program:
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ProgramError(f"TOML syntax error: {exc}", where=path,
-                           fix="check quoting, brackets and '=' on that line") from None
+    raw = parse_toml_text(text, path, ProgramError, "a tensor program")
     check = _Checker(path, text)
     check.unknown_keys(raw, TOP_KEYS)
     name = raw.get("name", Path(path).stem)

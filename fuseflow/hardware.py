@@ -7,7 +7,8 @@ from dataclasses import dataclass, fields
 from importlib import resources
 from pathlib import Path
 
-from fuseflow.atomic import read_user_text
+from fuseflow.files import read_user_text
+from fuseflow.readers import parse_toml_text
 from fuseflow.errors import HardwareError
 
 
@@ -51,10 +52,7 @@ def load_hardware(path: str | Path | None = None) -> Hardware:
     if path is not None:
         where = str(path)
         text = read_user_text(path, HardwareError, "a hardware .toml file")
-        try:
-            user = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise HardwareError(f"TOML syntax error: {exc}", where=where) from None
+        user = parse_toml_text(text, where, HardwareError, "a hardware .toml file")
         known = {f.name for f in fields(Hardware)} - {"source"}
         for key, value in user.items():
             if key not in known:

@@ -19,10 +19,11 @@ Rules (the name in brackets appears in every rejection):
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from fuseflow.atomic import read_user_text, write_text_atomic
+from fuseflow.files import write_text_atomic
+from fuseflow.readers import load_json_file
 from fuseflow.binding import Binding
 from fuseflow.errors import ScheduleError, UserError
 from fuseflow.fusion import canonical, grouping_problem, region_problem
@@ -317,9 +318,5 @@ def schedule_from_json(program: Program, data, where: str | None = None) -> Sche
 
 def load_schedule(path: str | Path, program: Program) -> Schedule:
     where = str(path)
-    text = read_user_text(path, UserError, "a schedule .json file")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", where=where) from None
+    data = load_json_file(path, UserError, "a schedule .json file")
     return schedule_from_json(program, data, where)

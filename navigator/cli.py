@@ -2,7 +2,8 @@
 every rule lives in the library code beneath them.
 
 Exit codes: 0 success, 1 the work itself failed (e.g. an invalid schedule under `validate`),
-2 bad usage or bad input. User errors print one line on stderr, never a traceback.
+2 bad usage or bad input. User errors print one line on stderr, never a traceback; any other
+exception is a bug, reported in one line with the path of a crash file (navigator.crash).
 """
 
 from __future__ import annotations
@@ -30,19 +31,37 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"navigator: error: {message}\n")
 
 
+def _add_global_options(parser: argparse.ArgumentParser) -> None:
+    """Options every command takes, after its name (`navigator eval ... --max-memory 8G`)."""
+    parser.add_argument("--max-memory", metavar="SIZE",
+                        help="refuse work estimated to need more memory than SIZE (e.g. 512M, 16G; default: "
+                             "$NAVIGATOR_MAX_MEMORY, else half the memory available)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="navigator", description="Programming-by-Navigation scheduler for sparse ML programs")
     parser.add_argument("--version", action="version", version=f"navigator {__version__}")
     subs = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subs)
+    for sub in subs.choices.values():
+        _add_global_options(sub)
     return parser
 
 
+def _apply_global_options(args) -> None:
+    from fuseflow.memory import parse_size, set_max_memory
+
+    if getattr(args, "max_memory", None) is not None:
+        set_max_memory(parse_size(args.max_memory))
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        _apply_global_options(args)
         return args.run(args)
     except UserError as exc:
         print(f"navigator: error: {exc}", file=sys.stderr)
@@ -51,7 +70,27 @@ def main(argv: list[str] | None = None) -> int:
         print("navigator: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        _silence_stdout()
         return 0
+    except Exception as exc:  # noqa: BLE001 - the last resort: a bug, reported without a traceback
+        from navigator.crash import report_bug
+
+        return report_bug(exc, argv)
+    finally:
+        from fuseflow.memory import set_max_memory
+
+        set_max_memory(None)
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe, point stdout at /dev/null so the interpreter's final flush is quiet."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

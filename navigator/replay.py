@@ -13,12 +13,10 @@ applications; a failure therefore pinpoints where a target is invalid (or a bug)
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from navigator.lang import FactProgram, Library
@@ -108,15 +106,9 @@ def _percentile(values: list[float], q: float) -> float:
 
 def load_target(path: str | os.PathLike) -> Any:
     """Read a target expression file (JSON)."""
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ExpressionError("target file not found", where=str(path)) from None
-    except (UnicodeDecodeError, OSError) as exc:
-        raise ExpressionError(f"cannot read target file: {exc}", where=str(path)) from None
-    except json.JSONDecodeError as exc:
-        raise ExpressionError(f"invalid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})",
-                              where=str(path)) from None
+    from fuseflow.readers import load_json_file
+
+    return load_json_file(path, ExpressionError, "a target expression or schedule .json file")
 
 
 def _parse_target(data: Any, path: str, source: str):

@@ -18,10 +18,10 @@ import os
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from fuseflow.atomic import write_text_atomic
+from fuseflow.files import read_user_text, write_text_atomic
+from fuseflow.readers import parse_json_text
 from fuseflow.errors import UserError
 from navigator.lang import FactProgram, Library
 from navigator.lang.formula import Value, value_type_of
@@ -266,19 +266,13 @@ class Session:
     def read_file(path: str | os.PathLike) -> dict[str, Any]:
         """Read and check a session file's envelope without a library (e.g. to find sources)."""
         where = str(path)
+        text = read_user_text(path, SessionError, "a navigator session file")
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise SessionError("session file not found", where=where) from None
-        except UnicodeDecodeError:
-            raise SessionError("not a session file (not UTF-8 text)", where=where) from None
-        except OSError as exc:
-            raise SessionError(f"cannot read session file: {exc.strerror}", where=where) from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SessionError(f"corrupted session file: invalid JSON at line {exc.lineno}, "
-                               f"column {exc.colno} ({exc.msg})", where=where) from None
+            data = parse_json_text(text, where, SessionError, "a navigator session file")
+        except SessionError as exc:
+            raise SessionError(f"corrupted session file: {exc.bare_message}", where=where,
+                               fix="restore it from a backup, or start again with `navigator start --force`"
+                               ) from None
         if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
             raise SessionError("not a navigator session file (no \"format\": "
                                f"\"{SESSION_FORMAT}\")", where=where)

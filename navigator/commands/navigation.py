@@ -8,7 +8,7 @@ from navigator.commands.common import add_program_options, load_program_args, pr
 
 
 def cmd_facts(args) -> int:
-    from fuseflow.atomic import write_text_atomic
+    from fuseflow.files import write_text_atomic
     from fuseflow.facts import program_facts
 
     program, binding, _ = load_program_args(args)

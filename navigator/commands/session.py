@@ -167,7 +167,7 @@ def cmd_export(args) -> int:
     import json
     import os
 
-    from fuseflow.atomic import write_text_atomic
+    from fuseflow.files import write_text_atomic
     from fuseflow.schedule import save_schedule, schedule_to_json
     from navigator.export import ExportFailure, complete_schedule, schedule_python
     from navigator.sessions import open_workspace

@@ -92,7 +92,7 @@ class ProgramSpec:
 
     def program_text(self) -> tuple[str, str]:
         """(text, where) of the program file or the bundled program."""
-        from fuseflow.atomic import read_user_text
+        from fuseflow.files import read_user_text
         from fuseflow.bundled import bundled_program_names, bundled_program_text
         from fuseflow.errors import ProgramError
 

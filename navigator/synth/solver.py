@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import operator
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from navigator.synth.compiled import CompiledFunction, Const, FactIndex, Meta, Operand, Var

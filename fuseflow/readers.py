@@ -1,0 +1,131 @@
+"""JSON and TOML from users, parsed with bounds: the one place either format is decoded.
+
+Python's parsers accept documents that crash or mislead the code after them: `NaN` and
+`1e999` in JSON, integers of thousands of digits (`int()` refuses over 4,300 and raises
+ValueError, not a decode error), and nesting deep enough to exhaust the recursion limit
+in the parser or in any code that walks the result. Here each of those is a UserError
+naming the file, the line where known, and the fix; and the result is known to nest at
+most MAX_NESTING levels, so recursive code downstream is safe.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import tomllib
+from typing import Any
+
+from fuseflow.errors import UserError
+from fuseflow.files import TEXT_LIMIT, PathLike, read_user_text
+
+#: arrays/objects/tables inside each other; no file Navigator reads needs more than a dozen
+MAX_NESTING = 64
+
+
+class _Constant(ValueError):
+    """NaN, Infinity or -Infinity in JSON text."""
+
+
+def _refuse_constant(name: str):
+    raise _Constant(name)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Constant(text)
+    return value
+
+
+def _line_of(text: str, needle: str) -> str:
+    index = text.find(needle)
+    return f" at line {text.count(chr(10), 0, index) + 1}" if index >= 0 else ""
+
+
+def nesting_depth(data: Any, limit: int = MAX_NESTING) -> int:
+    """How deeply lists/dicts nest in `data` (a scalar is 0); stops counting past `limit`."""
+    deepest = 0
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children = value.values()
+        elif isinstance(value, (list, tuple)):
+            children = value
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            return deepest
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def _too_deep(where: str, what: str, error: type[UserError]) -> UserError:
+    return error(f"nests arrays or tables more than {MAX_NESTING} levels deep", where=where,
+                 fix=f"no {what} nests that deeply; check that this is {what}")
+
+
+def _long_integer(text: str, where: str, error: type[UserError], what: str) -> UserError:
+    match = re.search(r"\d{100,}", text)
+    line = f" at line {text.count(chr(10), 0, match.start()) + 1}" if match else ""
+    return error(f"holds an integer of thousands of digits{line}, too long to read", where=where,
+                 fix=f"no number in {what} needs that many digits; check the file")
+
+
+def parse_json_text(text: str, where: str, error: type[UserError] = UserError,
+                    what: str = "a JSON file") -> Any:
+    """Decode JSON; NaN, infinities, huge integers and deep nesting are refused."""
+    try:
+        data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except json.JSONDecodeError as exc:
+        raise error(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", where=where,
+                    fix="fix the JSON there (a missing comma, quote or bracket?)") from None
+    except _Constant as exc:
+        raise error(f"holds {exc.args[0]}{_line_of(text, exc.args[0])}, which is not a finite number",
+                    where=where, fix="JSON numbers must be finite; write a number or null") from None
+    except RecursionError:
+        raise _too_deep(where, what, error) from None
+    except ValueError:  # int() refusing a number of over 4,300 digits
+        raise _long_integer(text, where, error, what) from None
+    if nesting_depth(data) > MAX_NESTING:
+        raise _too_deep(where, what, error)
+    return data
+
+
+def load_json_file(path: PathLike, error: type[UserError], what: str, limit: int = TEXT_LIMIT) -> Any:
+    """Read a regular file of at most `limit` bytes and decode it as bounded JSON."""
+    return parse_json_text(read_user_text(path, error, what, limit), str(path), error, what)
+
+
+_DECLARED_TWICE = re.compile(r"Cannot declare \((.*)\) twice (.*)$")
+
+
+def parse_toml_text(text: str, where: str, error: type[UserError] = UserError,
+                    what: str = "a TOML file") -> dict[str, Any]:
+    """Decode TOML with tomllib; huge integers and deep nesting are refused."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        declared = _DECLARED_TWICE.match(message)
+        if declared:
+            key = ".".join(part.strip().strip("'\"") for part in declared.group(1).split(","))
+            message = f"[{key}] is declared twice {declared.group(2)}"
+        if "declared twice" in message or "Cannot overwrite" in message:
+            raise error(f"duplicate name: {message}", where=where,
+                        fix="each table and key may be declared once; rename or merge the two declarations") from None
+        raise error(f"TOML syntax error: {message}", where=where,
+                    fix="fix the TOML at that line and column (quoting, brackets, '=')") from None
+    except RecursionError:
+        raise _too_deep(where, what, error) from None
+    except ValueError:  # int() refusing a number of over 4,300 digits
+        raise _long_integer(text, where, error, what) from None
+    if nesting_depth(data) > MAX_NESTING:
+        raise _too_deep(where, what, error)
+    return data
+
+
+def load_toml_file(path: PathLike, error: type[UserError], what: str, limit: int = TEXT_LIMIT) -> dict[str, Any]:
+    return parse_toml_text(read_user_text(path, error, what, limit), str(path), error, what)
