@@ -31,6 +31,8 @@ class ScheduleError(UserError):
                  fix: str | None = None):
         self.field = field
         self.rule = rule
+        #: the rule's message alone, without field, rule or location
+        self.detail = message
         super().__init__(f"{field}: {message} [rule: {rule}]", where=where, fix=fix)
 
 

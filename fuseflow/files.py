@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 import tempfile
 import threading
@@ -128,6 +129,16 @@ def read_user_text(path: PathLike, error: type[UserError], what: str, limit: int
     except UnicodeDecodeError as exc:
         raise error(f"is not UTF-8 text (byte {exc.start} cannot be decoded)", where=str(path),
                     fix=f"give the path of {what}; is this a binary file?") from None
+
+
+_UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9_.+-]+")
+
+
+def file_stem(text: str, limit: int = 80) -> str:
+    """A file-name part made from user text (a program's name, say): no separators, no
+    leading dot, nothing a shell or another OS would trip over, at most `limit` characters."""
+    stem = _UNSAFE_IN_NAME.sub("_", text).lstrip(".")[:limit]
+    return stem or "unnamed"
 
 
 def format_size(n: float) -> str:

@@ -20,11 +20,17 @@ def cmd_check(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from fuseflow.schedule import load_schedule, schedule_problems
+    """Exit 0 valid, 1 invalid (every rule broken, as JSON under --json), 2 unreadable input."""
+    from fuseflow.errors import ScheduleError
+    from fuseflow.schedule import Problem, load_schedule, schedule_problems
 
     program, binding, _ = load_program_args(args)
-    schedule = load_schedule(args.schedule, program)
-    problems = schedule_problems(program, binding, schedule, dense_fixed=args.dense_order_fixed)
+    try:
+        schedule = load_schedule(args.schedule, program)
+    except ScheduleError as exc:  # read, but breaks a rule of its shape, its program or its fusion
+        schedule, problems = None, [Problem(exc.field, exc.rule, exc.detail)]
+    else:
+        problems = schedule_problems(program, binding, schedule, dense_fixed=args.dense_order_fixed)
     if args.json:
         print_json({"schedule": args.schedule, "program": program.name, "valid": not problems,
                     "problems": [{"field": p.field, "rule": p.rule, "message": p.message} for p in problems]})

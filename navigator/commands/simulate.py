@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from fuseflow.errors import ScheduleError, UserError
 from navigator.commands.common import add_policy_option, add_program_options, print_json, program_spec
 
@@ -64,12 +62,12 @@ def cmd_eval(args) -> int:
                             fix="use --executor fast, or shrink the problem with --dim")
     report = evaluate(program, binding, schedule, hardware, executor=args.executor, policy=args.policy,
                       seed=args.seed, check=not args.no_check)
-    if args.graph or args.dot:
+    if args.dot:
+        from fuseflow.files import write_text_atomic
+
         plans = [r.plan for r in report.regions]
-        if args.dot:
-            for index, plan in enumerate(plans):
-                path = Path(args.dot if len(plans) == 1 else f"{args.dot}.{index}")
-                path.write_text(to_dot(plan), encoding="utf-8")
+        for index, plan in enumerate(plans):
+            write_text_atomic(args.dot if len(plans) == 1 else f"{args.dot}.{index}", to_dot(plan))
     if args.json:
         data = report.to_dict()
         data["schedule"] = args.schedule
@@ -93,12 +91,13 @@ def cmd_compare(args) -> int:
     rows = compare_baselines(program, binding, hardware, policy=args.policy, parallel=args.parallel, seed=args.seed,
                              dense_fixed=args.dense_order_fixed)
     if args.save:
+        from fuseflow.files import ensure_folder, file_stem
         from fuseflow.schedule import save_schedule
 
-        Path(args.save).mkdir(parents=True, exist_ok=True)
+        folder = ensure_folder(args.save)
         for row in rows:
             if row["schedule"] is not None:
-                save_schedule(Path(args.save) / f"{program.name}_{row['name']}.json", program, row["schedule"])
+                save_schedule(folder / f"{file_stem(program.name)}_{row['name']}.json", program, row["schedule"])
     for row in rows:
         del row["schedule"]
     if args.json:
