@@ -48,7 +48,8 @@ def cmd_eval(args) -> int:
     if problems:
         first = problems[0]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise ScheduleError(first.message + more, field=first.field, rule=first.rule, where=args.schedule)
+        raise ScheduleError(first.message + more, field=first.field, rule=first.rule, where=args.schedule,
+                            fix="`navigator validate` lists every problem; docs/schedule-json.md has the rules")
     if args.executor == "exact":
         from simulator.data import materialize
         from simulator.evaluate import run_schedule
