@@ -69,7 +69,7 @@ def lock_path(path: Path) -> Path:
 
 
 @contextmanager
-def session_lock(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+def session_lock(path: Path, timeout: float | None = None) -> Iterator[None]:
     """Hold `<session>.lock` (an OS file lock, released even if the process dies).
 
     `path` must be the session's target (see `session_target`), so every way of naming
@@ -77,6 +77,7 @@ def session_lock(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
     """
     from filelock import FileLock, Timeout
 
+    timeout = LOCK_TIMEOUT if timeout is None else timeout
     lock_file = lock_path(path)
     ensure_folder(path.parent, SessionError)
     lock = FileLock(str(lock_file))
