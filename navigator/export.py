@@ -91,17 +91,17 @@ def _comment(text: str) -> str:
 
 def _data_literal(payload: dict) -> str:
     """`EXPORT = json.loads(...)`: the payload's JSON as adjacent string literals, one per
-    line (a key, or a region), each written by repr(). The JSON is ASCII with every control
-    character, quote and non-ASCII character escaped, so whatever the strings hold, this is
-    one string constant and nothing else."""
+    line (a key, or a region), each written by ascii() (repr with every non-ASCII character
+    escaped). Whatever the strings hold (quotes, newlines, U+2028, lone surrogates), this is
+    one string constant and nothing else, and json.loads gives the very same strings back."""
     def dumps(value) -> str:
-        return json.dumps(value, ensure_ascii=True, allow_nan=False)
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
     keys = [key for key in payload if key != "regions"]
     regions = [f"  {dumps(region)}" for region in payload["regions"]]
     lines = (["{"] + [f" {dumps(key)}: {dumps(payload[key])}," for key in keys] + [' "regions": [']
              + [line + "," for line in regions[:-1]] + regions[-1:] + [" ]", "}"])
-    return "EXPORT = json.loads(\n" + "".join(f"    {line + chr(10)!r}\n" for line in lines) + ")\n"
+    return "EXPORT = json.loads(\n" + "".join(f"    {ascii(line + chr(10))}\n" for line in lines) + ")\n"
 
 
 # The fixed parts of the script. Nothing user-controlled may appear on the first two lines,
