@@ -86,7 +86,7 @@ def test_a_symbolic_link_loop_is_reported(cli, tmp_path):
 
 def test_a_directory_at_the_session_path(cli, tmp_path):
     (tmp_path / "dir.json").mkdir()
-    for command in (*CHANGING, *READING, ["start", "spmm"]):
+    for command in (*CHANGING, *READING, ["start", "spmm"], ["count"], ["replay", "s.json"]):
         assert_user_error(cli(*command, "--session", "dir.json"), "dir.json: is a directory, not a session file")
     assert not (tmp_path / "dir.json.lock").exists()  # refused before a lock file was made beside it
     assert list((tmp_path / "dir.json").iterdir()) == []
@@ -241,6 +241,8 @@ def test_numbers_too_long_or_not_ascii_are_user_errors(cli, spmm_session):
     assert_user_error(cli("show", "--hole", digits), "cannot read hole")
     assert_user_error(cli("undo", "\u00b2"), "expected a whole number of steps")
     assert_user_error(cli("undo", digits), "expected a whole number of steps")
+    assert_user_error(cli("start", "spmm", "--dim", "N=\u00b2", "--force"), "--dim: cannot read 'N=\u00b2'")
+    assert_user_error(cli("start", "spmm", "--dim", f"N={digits}", "--force"), "--dim: cannot read")
     cli("fill", "?0", "1", ok=True)
     for hole, option in ((1, "1"), (2, "1"), (3, "1"), (4, "1"), (5, "2"), (6, "1")):
         cli("fill", f"?{hole}", option, ok=True)
