@@ -20,7 +20,8 @@ def _positive(text: str) -> int:
 
     # ASCII digits, and not thousands of them: int() raises ValueError on "²" or on 5,000 digits
     if not re.fullmatch(r"[0-9]{1,9}", text) or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of steps, at least 1 (and below a billion), not {text[:40]!r}")
+        raise argparse.ArgumentTypeError(f"expected a whole number of steps, at least 1 and at most 999999999, "
+                                         f"not {text[:40]!r}")
     return int(text)
 
 

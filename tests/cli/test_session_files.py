@@ -73,13 +73,17 @@ def test_link_and_target_contend_for_the_same_lock_end_to_end(nav, cli, tmp_path
             waiting.wait(timeout=3)  # it cannot finish while the target's lock is held
     out, err = waiting.communicate(timeout=120)
     assert waiting.returncode == 0, err
-    assert (tmp_path / "link.json").is_symlink() and [s["hole"] for s in _steps(tmp_path / "real" / "s.json")] == [0]
+    assert (tmp_path / "link.json").is_symlink()
+    assert [s["hole"] for s in _steps(tmp_path / "real" / "s.json")] == [0]
 
 
 def test_a_symbolic_link_loop_is_reported(cli, tmp_path):
     (tmp_path / "loop.json").symlink_to("loop.json")
     for command in (["show"], ["fill", "?0", "1"], ["start", "spmm"]):
         assert_user_error(cli(*command, "--session", "loop.json"), "loop.json", "symbolic links")
+    (tmp_path / "loop.toml").symlink_to("loop.toml")  # Path.resolve() raises RuntimeError on it
+    assert_user_error(cli("start", "loop.toml"), "loop.toml", "symbolic links")
+    assert_user_error(cli("start", "spmm", "--data", "loop.toml"), "loop.toml")  # the data loader words it
 
 
 # ---------------------------------------------------------------- things in the way
