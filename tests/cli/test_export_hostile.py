@@ -95,7 +95,7 @@ def _navigator(*args: str) -> None:
 
 
 # Each example runs a process; a failure is reported as found, not shrunk for minutes.
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow],
           phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(name=hostile.filter(bool), program=file_name, session=file_name, output=file_name, rationale=hostile)
 def test_generated_scripts_run_and_write_exactly_the_exported_json(name, program, session, output, rationale):
