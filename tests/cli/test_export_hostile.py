@@ -14,7 +14,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
