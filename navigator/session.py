@@ -8,7 +8,8 @@ last step onto a redo stack; any new step clears that stack.
 
 Session files are JSON (`{"format": "navigator-session", "version": 1, ...}`), written
 atomically. Loading never modifies the file; it checks the format, replays the steps
-against the library and facts given, and checks the result against the saved sketch.
+against the library and facts given, checks the result against the saved sketch, and
+checks that the undone steps on the redo stack replay too.
 """
 
 from __future__ import annotations
@@ -34,6 +35,30 @@ _BY = re.compile(r"^(user|default|strategy:[A-Za-z0-9_.\-]+)$")
 
 class SessionError(UserError):
     """A step cannot be taken, or a session file is unreadable, foreign or corrupted."""
+
+
+def _invalid_text(data: Any) -> str | None:
+    """Where `data` (parsed JSON) holds a string UTF-8 cannot encode, e.g. from an escaped
+    "\\udc80"; such text could be neither printed nor saved again. None when there is none."""
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            texts = [value]
+        elif isinstance(value, dict):
+            texts = list(value)
+            stack.extend((child, f"{path}.{key}" if path else str(key)) for key, child in value.items())
+        elif isinstance(value, list):
+            texts = []
+            stack.extend((child, f"{path}[{i}]") for i, child in enumerate(value))
+        else:
+            continue
+        for text in texts:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return path or "the top level"
+    return None
 
 
 def _now() -> str:
@@ -256,11 +281,11 @@ class Session:
 
     def save(self, path: str | os.PathLike) -> None:
         try:
-            text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
-        except TypeError as exc:
+            text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as exc:  # an object JSON cannot hold, or NaN / infinity
             raise SessionError(f"session context is not JSON-serialisable: {exc}",
                                where=str(path)) from None
-        write_text_atomic(path, text + "\n")
+        write_text_atomic(path, text + "\n", error=SessionError)
 
     @staticmethod
     def read_file(path: str | os.PathLike) -> dict[str, Any]:
@@ -273,6 +298,11 @@ class Session:
             raise SessionError(f"corrupted session file: {exc.bare_message}", where=where,
                                fix="restore it from a backup, or start again with `navigator start --force`"
                                ) from None
+        bad = _invalid_text(data)
+        if bad is not None:
+            raise SessionError(f"corrupted session file: {bad} holds text that is not valid Unicode "
+                               "(an unpaired surrogate)", where=where,
+                               fix="restore it from a backup, or start again with `navigator start --force`")
         if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
             raise SessionError("not a navigator session file (no \"format\": "
                                f"\"{SESSION_FORMAT}\")", where=where)
@@ -298,12 +328,27 @@ class Session:
 
     @classmethod
     def load(cls, path: str | os.PathLike, library: Library, facts: FactProgram, *,
-             oracle: Oracle | None = None) -> "Session":
-        where = str(path)
-        data = cls.read_file(path)
+             oracle: Oracle | None = None, check_sketch: bool = True) -> "Session":
+        return cls.from_data(cls.read_file(path), str(path), library, facts, oracle=oracle,
+                             check_sketch=check_sketch)
+
+    @staticmethod
+    def records_of(data: Mapping[str, Any], where: str) -> tuple[list[StepRecord], list[StepRecord]]:
+        """The step log and the redo stack (next step first) of a file `read_file` accepted."""
         steps = [StepRecord.from_dict(s, f"{where}: steps[{i}]") for i, s in enumerate(data["steps"])]
-        redo = [StepRecord.from_dict(s, f"{where}: redo[{i}]")
-                for i, s in enumerate(data.get("redo", []))]
+        redo = [StepRecord.from_dict(s, f"{where}: redo[{i}]") for i, s in enumerate(data.get("redo", []))]
+        return steps, redo
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any], where: str, library: Library, facts: FactProgram, *,
+                  oracle: Oracle | None = None, check_sketch: bool = True) -> "Session":
+        """The session a file's content (from `read_file`) describes, every step checked.
+
+        The steps are replayed from ?0, and so are the undone ones on the redo stack, so a
+        stack that no longer replays is refused now rather than at a later `redo`. With
+        `check_sketch`, the result must equal the sketch saved in the file.
+        """
+        steps, redo = cls.records_of(data, where)
         goal = data.get("goal")
         if isinstance(goal, dict) and goal.get("type") not in (None, facts.goal.type):
             raise SessionError(f"the session navigates toward {goal.get('type')}, but the fact "
@@ -312,9 +357,28 @@ class Session:
         session = cls.from_steps(library, facts, steps, oracle=oracle,
                                  context=data.get("context", {}), where=f"{where}: steps")
         saved = data.get("sketch")
-        if saved is not None and saved != sketch_to_json(session.sketch):
+        if check_sketch and saved is not None and saved != sketch_to_json(session.sketch):
             raise SessionError("replaying the steps does not give the sketch saved in the file",
                                where=f"{where}: sketch",
                                fix="the file was edited by hand or is corrupted")
         session._redo = list(reversed(redo))
+        session._check_redo(f"{where}: redo")
         return session
+
+    def _check_redo(self, where: str) -> None:
+        """Re-take every undone step, then undo them again; name the first that is not offered."""
+        taken = 0
+        try:
+            for index, record in enumerate(self.redo_steps):
+                try:
+                    self.redo()
+                except SessionError as exc:
+                    raise SessionError(
+                        f"undone step {index + 1} (?{record.hole} := {record.option}) cannot be replayed: "
+                        f"{exc.bare_message}", where=f"{where}[{index}]",
+                        fix="the library or fact file changed since the session was saved, or the file "
+                            "was edited") from None
+                taken += 1
+        finally:
+            for _ in range(taken):
+                self.undo()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 
 from fuseflow.errors import UserError
 
@@ -44,7 +45,7 @@ def parse_dims(values: list[str] | None) -> dict[str, int]:
     dims: dict[str, int] = {}
     for item in values or []:
         name, _, value = item.partition("=")
-        if not name or not value.lstrip("-").isdigit():
+        if not name or not re.fullmatch(r"-?[0-9]{1,30}", value):  # int() fails on "²" or 5,000 digits
             raise UserError(f"cannot read {item!r}", where="--dim", fix="write NAME=INTEGER, e.g. --dim N=64")
         dims[name] = int(value)
     return dims
@@ -60,12 +61,12 @@ def program_spec(args) -> str:
     """
     import sys
 
-    from navigator.sessions import read_context_spec, session_path
+    from navigator.sessions import read_context_spec, session_exists, session_path, session_target
 
     if getattr(args, "program", None):
         return args.program
     path = session_path(getattr(args, "session", None))
-    if not path.exists():
+    if not session_exists(session_target(path)):
         raise UserError("no program given, and no session to take it from", where=str(path),
                         fix="name the program (e.g. --program spmm), or start a session with "
                             "`navigator start PROGRAM`")

@@ -53,9 +53,9 @@ def cmd_replay(args) -> int:
     from navigator.space import ScheduleSpace, load_scheduling_library
 
     if args.program is None and args.facts is None:
-        from navigator.sessions import session_path
+        from navigator.sessions import session_exists, session_path, session_target
 
-        if not session_path(args.session).exists():
+        if not session_exists(session_target(session_path(args.session))):
             raise UserError("replay needs the program (--program) or a fact file (--facts)", where="replay",
                             fix="or run it inside a session started with `navigator start PROGRAM`")
     if args.facts:

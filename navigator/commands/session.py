@@ -16,9 +16,12 @@ from navigator.commands.common import add_session_option, parse_dims, print_json
 
 def _positive(text: str) -> int:
     import argparse
+    import re
 
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of steps, at least 1, not {text!r}")
+    # ASCII digits, and not thousands of them: int() raises ValueError on "²" or on 5,000 digits
+    if not re.fullmatch(r"[0-9]{1,9}", text) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of steps, at least 1 and at most 999999999, "
+                                         f"not {text[:40]!r}")
     return int(text)
 
 
@@ -94,8 +97,11 @@ def cmd_fill(args) -> int:
     from navigator.auto import StrategyFailure, fill_with_strategy, get_strategy
     from navigator.session import SessionError
     from navigator.sessions import locked_workspace, parse_hole, resolve_option
+    from navigator.sessions.text import check_text
 
     hole = parse_hole(args.hole)
+    if args.rationale is not None:  # stored in the session file and printed by `history`
+        check_text(args.rationale, "--rationale")
     if args.auto and args.option:
         raise UserError("give an OPTION or --auto STRATEGY, not both", where="fill")
     if not args.auto and not args.option:
@@ -165,7 +171,6 @@ def cmd_history(args) -> int:
 
 def cmd_export(args) -> int:
     import json
-    import os
 
     from fuseflow.files import write_text_atomic
     from fuseflow.schedule import save_schedule, schedule_to_json
@@ -175,6 +180,7 @@ def cmd_export(args) -> int:
 
     workspace = open_workspace(_path(args), accept_changes=args.accept_changes)
     _notes(workspace)
+    _check_outputs(args, workspace.path)
     try:
         result = complete_schedule(workspace.space, workspace.session, partial=args.partial)
     except ExportFailure as exc:
@@ -194,12 +200,39 @@ def cmd_export(args) -> int:
         text = schedule_python(result.schedule, program=spec.program, program_name=program.name,
                                data=spec.data, dims=spec.dims_dict, output=args.json_out,
                                source=str(workspace.path))
-        write_text_atomic(args.python_out, text)
-        os.chmod(args.python_out, 0o755)
+        write_text_atomic(args.python_out, text, executable=True)
         print(f"wrote {args.python_out}", file=sys.stderr)
     if not args.json_out and not args.python_out:
         print(json.dumps(schedule_to_json(program, result.schedule), indent=2))
     return 0
+
+
+def _check_outputs(args, session: Path) -> None:
+    """Refuse output paths that would overwrite the session (or its lock) or each other."""
+    import os
+
+    from navigator.sessions.files import lock_path
+    from navigator.sessions.text import check_path_text
+
+    def same(a, b) -> bool:
+        if os.path.realpath(a) == os.path.realpath(b):
+            return True
+        try:
+            return os.path.samefile(a, b)  # hard links too
+        except (OSError, ValueError):
+            return False
+
+    outputs = [(option, path) for option, path in (("--json", args.json_out), ("--python", args.python_out))
+               if path]
+    for option, path in outputs:
+        check_path_text(path, option)
+        for kept, what in ((session, "the session file"), (lock_path(session), "the session's lock file")):
+            if same(path, kept):
+                raise UserError(f"{path} is {what}", where=option,
+                                fix="choose another path for the export; the session must not be overwritten")
+    if len(outputs) == 2 and same(outputs[0][1], outputs[1][1]):
+        raise UserError("--json and --python name the same file", where="--python",
+                        fix="give the Python script another path")
 
 
 # ---------------------------------------------------------------- registration

@@ -7,12 +7,14 @@
     workspace = open_workspace(path)               # read only, no lock
 
 The session's `context` records the program spec (a bundled name or an absolute path), the
-data file, the dimension overrides, the library, and content hashes of the program, library,
-facts and data. Opening a session recomputes the hashes and names whatever changed.
+data file, the dimension overrides, the library, content hashes of the program, library,
+facts and data, and fingerprints of what the file itself records (navigator.sessions.integrity).
+Opening a session recomputes them and names whatever changed or was edited.
 """
 
 from navigator.sessions.choice import ChoiceError, parse_hole, resolve_option
-from navigator.sessions.files import DEFAULT_SESSION, SESSION_ENV, session_lock, session_path
+from navigator.sessions.files import (DEFAULT_SESSION, SESSION_ENV, session_exists, session_lock, session_path,
+                                      session_target)
 from navigator.sessions.spec import ProgramSpec, LoadedProgram
 from navigator.sessions.workspace import (Workspace, create_workspace, locked_workspace, open_workspace,
                                           read_context_spec)
@@ -20,5 +22,5 @@ from navigator.sessions.workspace import (Workspace, create_workspace, locked_wo
 __all__ = [
     "ChoiceError", "DEFAULT_SESSION", "LoadedProgram", "ProgramSpec", "SESSION_ENV", "Workspace",
     "create_workspace", "locked_workspace", "open_workspace", "parse_hole", "read_context_spec",
-    "resolve_option", "session_lock", "session_path",
+    "resolve_option", "session_exists", "session_lock", "session_path", "session_target",
 ]

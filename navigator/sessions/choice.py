@@ -9,17 +9,20 @@ Fields left out may take any value, as long as exactly one offered option matche
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Sequence
 
 from fuseflow.errors import UserError
+from fuseflow.readers import parse_json_text
 from navigator.lang.formula import Value, format_value
 from navigator.synth import HoleMenu, MenuOption
 
-_HOLE = re.compile(r"""^\s*['"]?(?:\?|[hH])?(\d+)['"]?\s*$""")
+# ASCII digits only, and few of them: int() refuses some Unicode digits ("²") and numbers
+# of over 4,300 digits with a ValueError, and no hole or menu number is that large.
+_HOLE = re.compile(r"""^\s*['"]?(?:\?|[hH])?([0-9]{1,18})['"]?\s*$""")
+_NUMBER = re.compile(r"^\s*[0-9]{1,18}\s*$")
 _HEAD = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:([{(])(.*)([})]))?\s*$", re.S)
-_INT = re.compile(r"^-?\d+$")
+_INT = re.compile(r"^-?[0-9]{1,100}$")
 _SHOWN = 12  # options listed in an error message before "... and N more"
 
 
@@ -39,8 +42,8 @@ def _literal(text: str) -> Value:
     text = text.strip()
     if len(text) >= 2 and text[0] == text[-1] == '"':
         try:
-            return json.loads(text)
-        except json.JSONDecodeError:
+            return parse_json_text(text, "OPTION", ChoiceError, "a quoted value")  # a JSON string
+        except ChoiceError:
             return text[1:-1]
     if len(text) >= 2 and text[0] == text[-1] == "'":
         return text[1:-1]
@@ -110,7 +113,7 @@ def resolve_option(menu: HoleMenu, tokens: Sequence[str]) -> MenuOption:
         raise ChoiceError(f"nothing is offered at {hole}", where="OPTION",
                           fix="the sketch cannot be completed; undo the last step")
     typed = " ".join(tokens)
-    if len(tokens) == 1 and tokens[0].strip().isdigit():
+    if len(tokens) == 1 and _NUMBER.match(tokens[0]):
         number = int(tokens[0])
         if 1 <= number <= len(menu.options):
             return menu.options[number - 1]

@@ -1,28 +1,67 @@
-"""Where a session file lives, and the lock that serializes commands changing it."""
+"""Where a session file lives, what is allowed to be there, and the lock that serializes
+commands changing it.
+
+A session path is resolved once (`session_target`): when it is a symbolic link, the lock,
+the read and the atomic write all use the link's target, so the link stays a link, the
+target gets every step, and a command reaching the file through the link and one naming
+the target take the same lock. Nothing but a regular file is ever treated as a session
+(`session_exists`), and that is checked before the lock file is created beside it.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from fuseflow.files import ensure_folder, os_error, output_path
 from navigator.session import SessionError
+from navigator.sessions.text import check_path_text
 
 SESSION_ENV = "NAVIGATOR_SESSION"
 DEFAULT_SESSION = Path(".navigator") / "session.json"
 #: seconds a command waits for another one to finish with the same session
 LOCK_TIMEOUT = 60.0
+_WHAT = "a navigator session file"
 
 
 def session_path(explicit: str | os.PathLike | None = None) -> Path:
     """--session FILE, else $NAVIGATOR_SESSION, else .navigator/session.json in the cwd."""
     if explicit:
-        return Path(explicit)
+        return Path(check_path_text(os.fspath(explicit), "--session"))
     from_env = os.environ.get(SESSION_ENV)
     if from_env:
-        return Path(from_env)
+        return Path(check_path_text(from_env, f"${SESSION_ENV}"))
     return DEFAULT_SESSION
+
+
+def session_target(path: str | os.PathLike) -> Path:
+    """The file a session path stands for: a symbolic link's target (the path itself otherwise)."""
+    return output_path(check_path_text(os.fspath(path), str(path)))
+
+
+def session_exists(path: Path) -> bool:
+    """True for a regular file at `path`, False when nothing is there; anything else that is
+    there (a directory, a FIFO, a device) or a path that cannot be looked at is refused."""
+    where = str(path)
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise os_error(exc, where, SessionError, "read", _WHAT) from None
+    except ValueError as exc:  # a NUL byte, which check_path_text refuses first
+        raise SessionError(f"not a usable path ({exc})", where=where, fix=f"give the path of {_WHAT}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise SessionError("is a directory, not a session file", where=where,
+                           fix="give the path of a session file, e.g. --session runs/one.json")
+    if not stat.S_ISREG(info.st_mode):
+        raise SessionError("is not a regular file (a named pipe or a device?), so it cannot be a session file",
+                           where=where, fix="give the path of a session file, e.g. --session runs/one.json")
+    return True
 
 
 def lock_path(path: Path) -> Path:
@@ -30,19 +69,39 @@ def lock_path(path: Path) -> Path:
 
 
 @contextmanager
-def session_lock(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
-    """Hold `<session>.lock` (an OS file lock, released even if the process dies)."""
+def session_lock(path: Path, timeout: float | None = None) -> Iterator[None]:
+    """Hold `<session>.lock` (an OS file lock, released even if the process dies).
+
+    `path` must be the session's target (see `session_target`), so every way of naming
+    the session leads to the same lock file.
+    """
     from filelock import FileLock, Timeout
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(lock_path(path)))
+    timeout = LOCK_TIMEOUT if timeout is None else timeout
+    lock_file = lock_path(path)
+    ensure_folder(path.parent, SessionError)
+    lock = FileLock(str(lock_file))
     try:
         lock.acquire(timeout=timeout)
     except Timeout:
         raise SessionError(f"another navigator command has held the session lock for {timeout:.0f} s",
-                           where=str(lock_path(path)),
+                           where=str(lock_file),
                            fix="wait for it to finish; the lock frees itself when that process exits") from None
+    except OSError as exc:
+        raise _lock_error(exc, lock_file) from None
     try:
         yield
     finally:
         lock.release()
+
+
+def _lock_error(exc: OSError, lock_file: Path) -> SessionError:
+    """The lock file cannot be created or opened: say what is in the way."""
+    where = str(lock_file)
+    fix = (f"remove it: navigator creates {lock_file.name} itself, to let one command at a time "
+           "change the session")
+    if exc.errno == errno.EISDIR:
+        return SessionError("is a directory, not the session's lock file", where=where, fix=fix)
+    if exc.errno == errno.ELOOP and os.path.islink(lock_file):  # the lock is opened with O_NOFOLLOW
+        return SessionError("is a symbolic link, not the session's lock file", where=where, fix=fix)
+    return os_error(exc, where, SessionError, "write", "the session's lock file")

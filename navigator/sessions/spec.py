@@ -33,19 +33,28 @@ class ProgramSpec:
     @classmethod
     def from_user(cls, program: str, data: str | None = None, dims: Mapping[str, int] | None = None,
                   library: str | None = None) -> "ProgramSpec":
-        """Normalize command-line values: relative paths become absolute."""
+        """Normalize command-line values: relative paths become absolute (symbolic links resolved).
+
+        Everything recorded here is written to the session file and printed, so text that is
+        not valid Unicode is refused now, naming the argument.
+        """
         from fuseflow.bundled import bundled_program_names
         from fuseflow.errors import ProgramError
+        from navigator.sessions.text import check_path_text, check_text
 
+        check_path_text(program, "PROGRAM")
+        for name in dims or {}:
+            check_text(name, "--dim")
         names = bundled_program_names()
-        path = Path(program)
-        if not (program in names and not path.exists()):
-            if path.suffix != ".toml" and not path.exists():  # the rule of fuseflow.bundled.resolve_program
+        exists = os.path.exists(program)  # False, not an exception, for a path it cannot look at
+        if not (program in names and not exists):
+            if Path(program).suffix != ".toml" and not exists:  # the rule of fuseflow.bundled.resolve_program
                 raise ProgramError(f"unknown program {program!r}", where="PROGRAM",
                                    fix=f"give a .toml path or one of: {', '.join(names)}")
-            program = str(path.resolve())
-        return cls(program, str(Path(data).resolve()) if data else None,
-                   tuple(sorted((dims or {}).items())), str(Path(library).resolve()) if library else None)
+            program = _absolute(program)
+        return cls(program, _absolute(check_path_text(data, "--data")) if data else None,
+                   tuple(sorted((dims or {}).items())),
+                   _absolute(check_path_text(library, "--library")) if library else None)
 
     @property
     def bundled(self) -> bool:
@@ -138,16 +147,25 @@ def _short(value: Any) -> str:
     return str(value)[:8] if value else "none"
 
 
-def file_hash(path: str) -> str:
-    """SHA-256 of a file's bytes (first 16 hex digits, like navigator.space.content_hash)."""
+def _absolute(path: str) -> str:
+    """The absolute path with symbolic links resolved; a loop of links is left for the read
+    to report (os.path.realpath does not raise on one, unlike Path.resolve)."""
+    return os.path.realpath(path)
+
+
+def file_hash(path: str, what: str = "the data file") -> str:
+    """SHA-256 of a regular file's bytes (first 16 hex digits, like navigator.space.content_hash).
+
+    A FIFO or a device is refused rather than read forever."""
+    from fuseflow.files import open_regular_file, os_error
+
     digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as handle:
+    with open_regular_file(path, UserError, what) as handle:
+        try:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
-    except OSError as exc:
-        raise UserError(f"cannot read the data file: {exc.strerror}", where=path,
-                        fix="restore the file, or start a new session") from None
+        except OSError as exc:
+            raise os_error(exc, path, UserError, "read", what) from None
     return digest.hexdigest()[:16]
 
 

@@ -1,9 +1,12 @@
 """A session file together with the program it navigates.
 
-Opening a session reads the file (never writing it), rebuilds the schedule space from the
-recorded `ProgramSpec`, compares content hashes, and replays the steps. Commands that
-change a session hold `<session>.lock` from before they read until after they have
-written, so two commands at once run one after the other instead of losing a step.
+Opening a session resolves its path once (a symbolic link's target is what is locked, read
+and written), reads the file once (never writing it), checks the fingerprints of what it
+records (settings, step log, redo stack: navigator.sessions.integrity), rebuilds the
+schedule space from the recorded `ProgramSpec`, compares the content hashes of the files it
+depends on, and replays the steps and the undone ones. Commands that change a session hold
+`<session>.lock` from before they read until after they have written, so two commands at
+once run one after the other instead of losing a step.
 """
 
 from __future__ import annotations
@@ -16,16 +19,19 @@ from typing import Any, Iterator
 
 from fuseflow.errors import UserError
 from navigator.session import Session, SessionError
-from navigator.sessions.files import session_lock
+from navigator.sessions.files import session_exists, session_lock, session_target
+from navigator.sessions.integrity import integrity_problem, record_fingerprints
 from navigator.sessions.spec import LoadedProgram, ProgramSpec
 
 #: the CLI's part of Session.context
 CONTEXT_KEY = "navigator"
-CONTEXT_VERSION = 1
+#: 2: fingerprints.record covers the recorded settings, steps and redo stack
+CONTEXT_VERSION = 2
 
 
 @dataclass
 class Workspace:
+    #: the session file itself (a symbolic link given by the user is resolved)
     path: Path
     loaded: LoadedProgram
     session: Session
@@ -45,14 +51,17 @@ class Workspace:
         return self.loaded.space.program
 
     def save(self) -> None:
-        """Record the current spec and hashes in the context, then write atomically."""
+        """Record the current spec and fingerprints in the context, then write atomically."""
         previous = self.session.context.get(CONTEXT_KEY)
         created = previous.get("created") if isinstance(previous, dict) else None
+        spec = self.spec.to_context()
+        steps = [s.to_dict() for s in self.session.steps]
+        redo = [s.to_dict() for s in self.session.redo_steps]
         self.session.context[CONTEXT_KEY] = {
             "version": CONTEXT_VERSION,
-            **self.spec.to_context(),
-            "fingerprints": dict(self.loaded.fingerprints),
-            "created": created or _now(),
+            **spec,
+            "fingerprints": {**self.loaded.fingerprints, "record": record_fingerprints(spec, steps, redo)},
+            "created": created if isinstance(created, str) else _now(),
         }
         self.session.save(self.path)
 
@@ -67,17 +76,50 @@ def _missing(path: Path) -> SessionError:
                             "or NAVIGATOR_SESSION")
 
 
+def _existing(path) -> Path:
+    """The session file `path` stands for, which must exist."""
+    target = session_target(path)
+    if not session_exists(target):
+        raise _missing(target)
+    return target
+
+
 def read_context_spec(path: Path) -> ProgramSpec:
-    """The spec a session file records, from its envelope alone (no replay)."""
-    if not path.exists():
-        raise _missing(path)
-    data = Session.read_file(path)
-    return _spec_of(data, path)
+    """The spec a session file records, from its envelope alone (no replay); the fingerprints
+    of what it records must match, since commands will take their program from it."""
+    target = _existing(path)
+    data = Session.read_file(target)
+    spec = _spec_of(data, target)
+    problem = _integrity(data, target)
+    if problem is not None:
+        raise SessionError(f"cannot take the program from this session: {problem}", where=str(target),
+                           fix="name the program on the command line; or restore the session file, or pass "
+                               "--accept-changes to the next fill, undo or redo to record new fingerprints")
+    return spec
+
+
+def _context(data: dict[str, Any]) -> dict[str, Any]:
+    context = data.get("context", {}).get(CONTEXT_KEY)
+    return context if isinstance(context, dict) else {}
 
 
 def _spec_of(data: dict[str, Any], path: Path) -> ProgramSpec:
-    return ProgramSpec.from_context(data.get("context", {}).get(CONTEXT_KEY),
+    spec = ProgramSpec.from_context(data.get("context", {}).get(CONTEXT_KEY),
                                     where=f"{path}: context.{CONTEXT_KEY}")
+    version = _context(data).get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise SessionError("corrupted session file: context.navigator.version must be a positive integer",
+                           where=str(path), fix="restore it from a backup, or start again with "
+                                                "`navigator start --force`")
+    if version > CONTEXT_VERSION:
+        raise SessionError(f"the session was saved by a newer navigator (context version {version}; this one "
+                           f"reads up to {CONTEXT_VERSION})", where=str(path), fix="upgrade navigator")
+    return spec
+
+
+def _integrity(data: dict[str, Any], path: Path) -> str | None:
+    context = _context(data)
+    return integrity_problem(context, data["steps"], data.get("redo", []), context["version"])
 
 
 def _load_space(spec: ProgramSpec, path: Path) -> LoadedProgram:
@@ -92,43 +134,62 @@ def _load_space(spec: ProgramSpec, path: Path) -> LoadedProgram:
 
 def create_workspace(path: Path, spec: ProgramSpec, *, force: bool = False) -> Workspace:
     """Build the space, save a fresh session at `path` (refusing to replace one unless `force`)."""
-    with session_lock(path):
-        if path.exists() and not force:
-            raise SessionError("a session already exists here", where=str(path),
+    target = session_target(path)
+
+    def refuse_existing() -> None:  # before the lock (nothing is created) and again under it
+        if session_exists(target) and not force:
+            raise SessionError("a session already exists here", where=str(target),
                                fix="pass --force to replace it, or --session FILE to start another one")
+
+    refuse_existing()
+    with session_lock(target):
+        refuse_existing()
         loaded = spec.load()
         space = loaded.space
-        workspace = Workspace(path, loaded, Session(space.library, space.facts, oracle=space.oracle))
+        workspace = Workspace(target, loaded, Session(space.library, space.facts, oracle=space.oracle))
         workspace.save()
         return workspace
 
 
 def open_workspace(path: Path, *, accept_changes: bool = False) -> Workspace:
     """Load a session read-only; names what changed since it was saved."""
-    if not path.exists():
-        raise _missing(path)
+    target = _existing(path)
+    return _open(target, accept_changes)
+
+
+def _open(path: Path, accept_changes: bool) -> Workspace:
+    where = str(path)
     data = Session.read_file(path)
     spec = _spec_of(data, path)
-    loaded = _load_space(spec, path)
-    saved = data["context"][CONTEXT_KEY].get("fingerprints")
-    changes = spec.changes(saved if isinstance(saved, dict) else {}, loaded.fingerprints)
+    records, redo = Session.records_of(data, where)
     notes = []
-    if changes:
-        steps = len(data["steps"])
+    replay = f"replay the {len(records)} recorded steps" + (f" and the {len(redo)} undone ones" if redo else "")
+    problem = _integrity(data, path)
+    if problem is not None:
         if not accept_changes:
-            raise SessionError("changed since the session was saved: " + "; ".join(changes), where=str(path),
-                               fix=f"restore the old version, or pass --accept-changes to replay the {steps} "
-                                   "recorded steps on the new one")
-        notes.append(f"{path}: accepted changes since the session was saved: " + "; ".join(changes))
+            restore = "" if _context(data)["version"] < 2 else "restore the file as navigator saved it; or "
+            raise SessionError(f"cannot trust this session file: {problem}", where=where,
+                               fix=f"{restore}pass --accept-changes to {replay}, and with it a fill, undo or redo "
+                                   "records new fingerprints; or start again with `navigator start --force`")
+        notes.append(f"{where}: accepted, after checking that its steps replay: {problem}")
+    loaded = _load_space(spec, path)
+    saved = _context(data).get("fingerprints")
+    changes = spec.changes(saved if isinstance(saved, dict) else {}, loaded.fingerprints)
+    if changes:
+        if not accept_changes:
+            raise SessionError("changed since the session was saved: " + "; ".join(changes), where=where,
+                               fix=f"restore the old version, or pass --accept-changes to {replay} on the new one")
+        notes.append(f"{where}: accepted changes since the session was saved: " + "; ".join(changes))
     space = loaded.space
-    session = Session.load(path, space.library, space.facts, oracle=space.oracle)
+    # With --accept-changes the replayed steps are the truth, so the saved sketch is not compared.
+    session = Session.from_data(data, where, space.library, space.facts, oracle=space.oracle,
+                                check_sketch=not accept_changes)
     return Workspace(path, loaded, session, notes)
 
 
 @contextmanager
 def locked_workspace(path: Path, *, accept_changes: bool = False) -> Iterator[Workspace]:
     """Open under the session lock; the caller calls `save()` when it changed something."""
-    if not path.exists():
-        raise _missing(path)
-    with session_lock(path):
-        yield open_workspace(path, accept_changes=accept_changes)
+    target = _existing(path)  # before the lock: no lock file beside a directory or a device
+    with session_lock(target):
+        yield _open(target, accept_changes)

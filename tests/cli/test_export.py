@@ -10,6 +10,13 @@ import sys
 from tests.cli.conftest import SMALL_SPMM, assert_user_error, clean_env
 
 
+def exported_data(script: str) -> dict:
+    """The one JSON string a generated script holds its values in (EXPORT = json.loads(...))."""
+    [value] = [node.value for node in ast.parse(script).body
+               if isinstance(node, ast.Assign) and [t.id for t in node.targets] == ["EXPORT"]]
+    return json.loads(value.args[0].value)
+
+
 def test_export_partial_json_and_python_end_to_end(nav, cli, tmp_path):
     cli("start", "spmm", *SMALL_SPMM, ok=True)
     cli("fill", "?0", "1", ok=True)
@@ -63,7 +70,8 @@ def test_python_export_of_a_program_file(cli, tmp_path):
     cli("fill", "?1", "--auto", "default", "--subtree", ok=True)
     cli("export", "--python", "rebuild.py", ok=True)
     script = (tmp_path / "rebuild.py").read_text()
-    assert repr(str(tmp_path / "my prog.toml")) in script and "DIMS = {'K': 2, 'N': 4}" in script
+    data = exported_data(script)
+    assert data["program"] == str(tmp_path / "my prog.toml") and data["dims"] == {"K": 2, "N": 4}
     run = subprocess.run([sys.executable, "rebuild.py", "x.json"], cwd=tmp_path, capture_output=True, text=True,
                          env=clean_env(), timeout=60)
     assert run.returncode == 0, run.stderr

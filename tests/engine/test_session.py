@@ -177,3 +177,59 @@ def test_shared_oracle():
     a = Session(library, facts, oracle=oracle)
     b = Session(library, facts, oracle=oracle)
     assert a.oracle is b.oracle
+
+
+def test_a_redo_stack_that_no_longer_replays_is_refused_at_load(tmp_path):
+    session = drive(new_session())
+    session.undo()
+    path = tmp_path / "s.json"
+    session.save(path)
+    data = json.loads(path.read_text())
+    data["redo"].insert(0, data["steps"][0])  # ?0 is filled already: this step cannot be re-taken
+    path.write_text(json.dumps(data))
+    library, facts = sched()
+    with pytest.raises(SessionError) as info:
+        Session.load(path, library, facts)
+    assert f"{path}: redo[0]" in str(info.value)
+    assert "undone step 1 (?0 := fused_schedule{fused=true}) cannot be replayed" in str(info.value)
+
+
+def test_checking_the_redo_stack_leaves_it_as_saved(tmp_path):
+    session = drive(new_session())
+    session.undo()
+    session.undo()
+    path = tmp_path / "s.json"
+    session.save(path)
+    library, facts = sched()
+    loaded = Session.load(path, library, facts)
+    assert loaded.redo_steps == session.redo_steps and loaded.steps == session.steps
+    assert loaded.sketch == session.sketch
+
+
+def test_the_saved_sketch_may_be_ignored_when_the_log_is_the_truth(tmp_path):
+    session = drive(new_session())
+    path = tmp_path / "s.json"
+    session.save(path)
+    data = json.loads(path.read_text())
+    data["sketch"] = {"Hole": 0}
+    library, facts = sched()
+    loaded = Session.from_data(data, "s.json", library, facts, check_sketch=False)
+    assert loaded.sketch == session.sketch
+
+
+def test_a_session_file_with_an_unpaired_surrogate_is_corrupted(tmp_path):
+    session = drive(new_session())
+    path = tmp_path / "s.json"
+    session.save(path)
+    text = path.read_text().replace('"only choice"', '"\\ud800"')
+    path.write_text(text)
+    library, facts = sched()
+    with pytest.raises(SessionError, match=r"steps\[2\].rationale holds text that is not valid Unicode"):
+        Session.load(path, library, facts)
+
+
+def test_a_context_json_cannot_hold_is_refused_when_saving(tmp_path):
+    session = new_session(context={"ratio": float("nan")})
+    with pytest.raises(SessionError, match="not JSON-serialisable"):
+        session.save(tmp_path / "s.json")
+    assert not (tmp_path / "s.json").exists()
