@@ -62,6 +62,34 @@ def nesting_depth(data: Any, limit: int = MAX_NESTING) -> int:
     return deepest
 
 
+def invalid_text(data: Any) -> str | None:
+    """Where `data` holds a string (key or value) that is not valid Unicode, or None.
+
+    JSON's `\\udc80` escapes decode to lone surrogates, which cannot be written back to a
+    UTF-8 file or terminal; refusing them on the way in keeps every later write safe.
+    """
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            texts = [value]
+        elif isinstance(value, dict):
+            texts = list(value)
+            stack.extend((child, f"{path}.{key}" if path else str(key)) for key, child in value.items())
+        elif isinstance(value, list):
+            texts = []
+            stack.extend((child, f"{path}[{i}]") for i, child in enumerate(value))
+        else:
+            continue
+        for text in texts:
+            if not text.isascii():
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:
+                    return path or "the top level"
+    return None
+
+
 def _too_deep(where: str, what: str, error: type[UserError]) -> UserError:
     return error(f"nests arrays or tables more than {MAX_NESTING} levels deep", where=where,
                  fix=f"no {what} nests that deeply; check that this is {what}")
@@ -91,6 +119,10 @@ def parse_json_text(text: str, where: str, error: type[UserError] = UserError,
         raise _long_integer(text, where, error, what) from None
     if nesting_depth(data) > MAX_NESTING:
         raise _too_deep(where, what, error)
+    bad = invalid_text(data)
+    if bad is not None:
+        raise error(f"{bad} holds text that is not valid Unicode (an unpaired surrogate escape such as \\udc80)",
+                    where=where, fix="remove or correct that escape")
     return data
 
 

@@ -58,6 +58,7 @@ def _apply_global_options(args) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    _tolerant_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -80,6 +81,16 @@ def main(argv: list[str] | None = None) -> int:
         from fuseflow.memory import set_max_memory
 
         set_max_memory(None)
+
+
+def _tolerant_streams() -> None:
+    """Text that is not valid Unicode (say, a file name of non-UTF-8 bytes echoed in a message)
+    is printed escaped rather than crashing the print; valid text is unchanged."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):  # replaced streams (tests) need not support it
+            pass
 
 
 def _silence_stdout() -> None:

@@ -37,30 +37,6 @@ class SessionError(UserError):
     """A step cannot be taken, or a session file is unreadable, foreign or corrupted."""
 
 
-def _invalid_text(data: Any) -> str | None:
-    """Where `data` (parsed JSON) holds a string UTF-8 cannot encode, e.g. from an escaped
-    "\\udc80"; such text could be neither printed nor saved again. None when there is none."""
-    stack: list[tuple[Any, str]] = [(data, "")]
-    while stack:
-        value, path = stack.pop()
-        if isinstance(value, str):
-            texts = [value]
-        elif isinstance(value, dict):
-            texts = list(value)
-            stack.extend((child, f"{path}.{key}" if path else str(key)) for key, child in value.items())
-        elif isinstance(value, list):
-            texts = []
-            stack.extend((child, f"{path}[{i}]") for i, child in enumerate(value))
-        else:
-            continue
-        for text in texts:
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError:
-                return path or "the top level"
-    return None
-
-
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -298,11 +274,6 @@ class Session:
             raise SessionError(f"corrupted session file: {exc.bare_message}", where=where,
                                fix="restore it from a backup, or start again with `navigator start --force`"
                                ) from None
-        bad = _invalid_text(data)
-        if bad is not None:
-            raise SessionError(f"corrupted session file: {bad} holds text that is not valid Unicode "
-                               "(an unpaired surrogate)", where=where,
-                               fix="restore it from a backup, or start again with `navigator start --force`")
         if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
             raise SessionError("not a navigator session file (no \"format\": "
                                f"\"{SESSION_FORMAT}\")", where=where)
