@@ -81,12 +81,18 @@ def run_batch(candidates: Iterable[Candidate], config: EvalConfig, executor: Exe
     candidates = list(candidates)
     run_id = config.run_id()
     program = config.spec.program
-    summary = BatchSummary(files=len(candidates), repaired_bytes=results.repaired_bytes)
+    summary = BatchSummary(files=len(candidates))
 
     def write(candidate: Candidate, outcome: dict[str, Any]) -> None:
         record = {"key": candidate.key, "schedule": candidate.source, "program": program, "run": run_id,
                   "engine": engine, "finished": _now(), **outcome}
-        results.append(record)
+        try:
+            results.append(record)
+        except (TypeError, ValueError) as exc:  # an outcome that is not JSON: a bug, kept as this candidate's result
+            outcome = _problem_outcome(failure("error", f"the result could not be written as JSON: "
+                                                        f"{type(exc).__name__}: {exc}"))
+            record = {**record, **outcome}
+            results.append(record)
         summary.evaluated += 1
         if outcome["status"] == "ok":
             summary.ok += 1
@@ -173,6 +179,7 @@ def run_batch(candidates: Iterable[Candidate], config: EvalConfig, executor: Exe
         if abort is not None:
             abort()
     summary.remaining = len(pending) + len(running) + len(suspects)
+    summary.repaired_bytes = results.repaired_bytes
     summary.seconds = time.perf_counter() - started
     summary.failed_keys = [key for key in seen
                            if key in results.records and results.records[key].get("status") != "ok"]
