@@ -28,14 +28,13 @@ class BatchProgress:
         return self
 
     def _start(self) -> None:
-        from rich.console import Console
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                                    TimeRemainingColumn)
 
         self._progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                   TextColumn("{task.fields[failed]} failed"), TimeElapsedColumn(),
                                   TextColumn("eta"), TimeRemainingColumn(),
-                                  console=Console(stderr=True), transient=False)
+                                  console=_stderr_console(), transient=False)
         self._progress.start()
         self._task = self._progress.add_task(self.label, total=self.total, completed=self.done, failed=0)
 
@@ -58,3 +57,14 @@ class BatchProgress:
 
     def __exit__(self, *exc) -> None:
         self._stop()
+
+
+def _stderr_console():
+    from rich.console import Console
+
+    class StderrConsole(Console):
+        def on_broken_pipe(self) -> None:
+            # rich's default points *stdout* at /dev/null and exits, losing the --json summary
+            self.quiet = True
+
+    return StderrConsole(stderr=True)

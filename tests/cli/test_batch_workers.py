@@ -197,3 +197,17 @@ def test_a_failing_progress_bar_does_not_stop_the_batch(cli, one_schedule, monke
     monkeypatch.setattr(Progress, "start", broken)
     summary = cli.json("batch", "cands", *SPMM, "--out", "r.jsonl", "--jobs", "1", "--no-check")
     assert summary["skipped"] == 1 and json.loads((cli.cwd / "r.jsonl").read_text())["status"] == "ok"
+
+
+def test_a_closed_stderr_keeps_the_json_summary(tmp_path, one_schedule):
+    import os
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # whoever read stderr is gone: the progress bar's writes fail with EPIPE
+    try:
+        result = subprocess.run([sys.executable, "-m", "navigator", "batch", "cands", *SPMM, "--out", "r.jsonl",
+                                 "--jobs", "1", "--json"], cwd=tmp_path, env=clean_env(), stdout=subprocess.PIPE,
+                                stderr=write_end, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert json.loads(result.stdout)["ok"] == 1  # rich would point stdout at /dev/null and exit 1
