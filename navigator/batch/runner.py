@@ -127,16 +127,31 @@ def run_batch(candidates: Iterable[Candidate], config: EvalConfig, executor: Exe
     running: dict[Future, tuple[Candidate, float, bool]] = {}  # future -> (candidate, submitted, alone)
     deadline = timeout * DEADLINE_FACTOR + GRACE_SECONDS if timeout else None
 
-    def submit(candidate: Candidate, alone: bool) -> None:
+    def submit_next(queue: deque[Candidate], alone: bool) -> None:
+        """Submit the queue's first candidate; it leaves the queue only once the executor took it."""
+        candidate = queue[0]
         future = executor.submit(run_task, Task(candidate.key, candidate.source, candidate.schedule, config, timeout))
+        queue.popleft()
         running[future] = (candidate, time.monotonic(), alone)
 
     try:
         while executor is not None and (pending or running or suspects):
-            if suspects and not running:
-                submit(suspects.popleft(), True)
-            while pending and not suspects and len(running) < slots:
-                submit(pending.popleft(), False)
+            try:
+                if suspects and not running:
+                    submit_next(suspects, True)
+                while pending and not suspects and len(running) < slots:
+                    submit_next(pending, False)
+            except BrokenExecutor as exc:
+                # The pool broke since the last wait. Futures still running fail at the next wait,
+                # which restarts it; with none running, restart it here.
+                if not running:
+                    executor = restart() if restart is not None else None
+                    if executor is None:
+                        summary.aborted = f"the executor broke ({str(exc) or type(exc).__name__}) and cannot be restarted"
+                    continue
+            except Exception as exc:  # e.g. a dask client that lost its scheduler: stop, the rest can resume
+                summary.aborted = f"the executor refused work ({type(exc).__name__}: {exc})"
+                break
             done, _ = wait(list(running), timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
             broken: list[tuple[Candidate, bool]] = []
             reason = ""

@@ -321,3 +321,46 @@ def test_sample_refuses_a_count_it_cannot_hold(cli):
     assert_user_error(cli("sample", "spmm", str(10**15), "--out", "s", "--max-memory", "64M"),
                       "N: the list of 1000000000000000 sampled files would need", "draw fewer schedules")
     assert not (cli.cwd / "s").exists()
+
+
+class _RefusingExecutor:
+    """An executor whose submit raises `error` the first `times` calls, then runs tasks inline."""
+
+    def __init__(self, error: Exception, times: int):
+        self.error, self.times = error, times
+
+    def submit(self, fn, *args):
+        from concurrent.futures import Future
+
+        if self.times:
+            self.times -= 1
+            raise self.error
+        future = Future()
+        future.set_result(fn(*args))
+        return future
+
+
+def _fake_outcome(task):
+    return {"status": "ok", "error": None, "metrics": None, "report": None, "seconds": 0.0, "worker": "w"}
+
+
+def test_an_executor_that_breaks_or_refuses_work_at_submit(tmp_path, monkeypatch):
+    from concurrent.futures.process import BrokenProcessPool
+
+    from navigator.batch import Candidate, EvalConfig, ResultsLog, run_batch, runner
+    from navigator.sessions import ProgramSpec
+
+    monkeypatch.setattr(runner, "run_task", _fake_outcome)
+    config = EvalConfig(ProgramSpec.from_user("spmm"))
+    candidates = [Candidate(f"{n}.json", f"{n}" * 64, {}) for n in range(3)]
+    with ResultsLog(tmp_path / "r.jsonl") as results:
+        # a pool found broken when submitting, with nothing running: restarted at once
+        restarts = []
+        summary = run_batch(candidates, config, _RefusingExecutor(BrokenProcessPool("died"), 1), results, slots=2,
+                            restart=lambda: restarts.append(1) or _RefusingExecutor(None, 0))
+        assert restarts == [1] and summary.ok == 3 and summary.aborted is None
+    with ResultsLog(tmp_path / "s.jsonl") as results:
+        summary = run_batch(candidates, config, _RefusingExecutor(RuntimeError("client closed"), 1), results,
+                            slots=2)
+    assert summary.aborted == "the executor refused work (RuntimeError: client closed)" and summary.remaining == 3
+    assert not (tmp_path / "s.jsonl").exists()
