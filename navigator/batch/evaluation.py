@@ -175,7 +175,7 @@ def run_task(task: Task) -> dict[str, Any]:
         outcome["error"] = failure("invalid-schedule", str(exc), field=exc.field, rule=exc.rule)
     except UserError as exc:
         outcome["error"] = failure("bad-input", str(exc))
-    except Exception as exc:  # a candidate's crash is data, not the end of the batch
+    except (Exception, SystemExit) as exc:  # a candidate's crash is data, not the end of the batch
         outcome["error"] = failure("error", f"{type(exc).__name__}: {exc}",
                                    traceback=traceback.format_exc()[-4000:])
     outcome["seconds"] = time.perf_counter() - started

@@ -110,10 +110,15 @@ def parse_results(data: bytes, where: str) -> ResultsContent:
         content.lines += 1
     content.whole_bytes = len(data) - len(partial)
     content.partial_bytes = len(partial)
-    if partial and not (parse_record(partial) is not None or looks_like_record_start(partial)):
+    if partial and not (looks_like_record_start(partial) or _whole_canonical_record(partial)):
         raise _not_results(where, f"line {len(whole) + 1} (the last) is not a batch result record, nor the "
                                   "start of one cut short by an interrupted run")
     return content
+
+
+def _whole_canonical_record(line: bytes) -> bool:
+    """A record cut just before its newline (written canonically, unlike a user's JSON file)."""
+    return line.endswith(b"}") and looks_like_record_start(line[:-1]) and parse_record(line) is not None
 
 
 def looks_like_record_start(partial: bytes) -> bool:

@@ -97,6 +97,7 @@ NOT_RESULTS = {
     "latin-1 text": ('{"key": "caf\u00e9"}\n'.encode("latin-1"), "line 1 is not a batch result record"),
     "json without newline": (b'{"a": 1}', "line 1 is not a batch result record"),
     "compact json, not a record": (b'{"a":1}', "line 1 is not a batch result record"),
+    "a record, not canonical": (b'{"key": "a"}', "line 1 (the last) is not a batch result record"),
     "records, then prose": (RESULTS_LINE + b"a note", "line 2 (the last) is not a batch result record"),
     "records, then unsorted keys": (RESULTS_LINE + b'{"z":1,"a":', "line 2 (the last)"),
     "records, then spaces": (RESULTS_LINE + b'{"engine": "local",', "line 2 (the last)"),
@@ -364,3 +365,21 @@ def test_an_executor_that_breaks_or_refuses_work_at_submit(tmp_path, monkeypatch
                             slots=2)
     assert summary.aborted == "the executor refused work (RuntimeError: client closed)" and summary.remaining == 3
     assert not (tmp_path / "s.jsonl").exists()
+
+
+def test_run_task_turns_any_crash_into_an_outcome(monkeypatch):
+    from fuseflow.schedule import default_schedule, schedule_to_json
+    from navigator.batch import EvalConfig, Task, evaluation
+    from navigator.sessions import ProgramSpec
+
+    config = EvalConfig(ProgramSpec.from_user("spmm", dims={"N": 8}), check=False)
+    program = evaluation.load_inputs(config.spec, None, None).program
+    task = Task("k", "s.json", schedule_to_json(program, default_schedule(program)), config)
+    for crash in (RecursionError("deep"), MemoryError(), SystemExit(3), ZeroDivisionError()):
+        def simulate(*args, crash=crash):
+            raise crash
+
+        monkeypatch.setattr(evaluation, "simulate", simulate)
+        outcome = evaluation.run_task(task)
+        assert outcome["status"] == "failed" and outcome["error"]["kind"] == "error", crash
+        assert outcome["error"]["message"].startswith(type(crash).__name__)
