@@ -109,7 +109,7 @@ def cmd_sample(args) -> int:
     from navigator.sessions import ProgramSpec
 
     # the summary keeps a line per file
-    check_memory(args.n * SAMPLE_ENTRY_BYTES, f"the list of {args.n} sampled files", where="N",
+    check_memory(args.n * SAMPLE_ENTRY_BYTES, "the list of the N sampled files", where="N",
                  fix="draw fewer schedules per run")
     spec = ProgramSpec.from_user(args.program, args.data, parse_dims(args.dim), args.library)
     space = spec.load().space
@@ -117,7 +117,7 @@ def cmd_sample(args) -> int:
     size = sampler.size()
     seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
     rng = random.Random(seed)
-    out = ensure_folder(args.out)  # its problems (a file, under a file, not writable) before the first draw
+    out = ensure_folder(args.out)  # a file in the way, or no right to create it: before the first draw
     width = max(3, len(str(args.n)))
     files = []
     for index in range(1, args.n + 1):
@@ -147,8 +147,8 @@ def register(subs) -> None:
     batch.add_argument("--hardware", metavar="H", help="hardware .toml overriding the defaults")
     batch.add_argument("--out", required=True, metavar="FILE", help="results, one JSON line per schedule")
     batch.add_argument("--jobs", type=_positive_int, metavar="N",
-                       help="candidates at once (local: worker processes, default: CPU count; "
-                            "dask: default: the cluster's threads)")
+                       help="candidates at once (local: worker processes, default: CPU count, at most 4 per "
+                            "CPU; dask: default: the cluster's threads)")
     batch.add_argument("--engine", choices=("local", "dask"), default="local",
                        help="local process pool, or a dask.distributed cluster")
     batch.add_argument("--scheduler", metavar="ADDR", help="dask scheduler address, e.g. tcp://127.0.0.1:8786")
