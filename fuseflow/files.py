@@ -144,6 +144,8 @@ def file_stem(text: str, limit: int = 80) -> str:
 def format_size(n: float) -> str:
     """Bytes for people: 512 B, 1.5 KiB, 19.2 PiB."""
     units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+    if isinstance(n, int) and n.bit_length() > 1000:  # beyond any float (a size from a 400-digit --dim)
+        return f"2^{n.bit_length() - 1} B"
     value = float(n)
     for unit in units:
         if abs(value) < 1024 or unit == units[-1]:

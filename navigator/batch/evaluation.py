@@ -23,6 +23,8 @@ from navigator.sessions.spec import ProgramSpec, file_hash
 
 #: error kinds a result record may carry
 ERROR_KINDS = ("bad-input", "invalid-schedule", "timeout", "check-failed", "worker-crash", "error")
+#: the longest per-candidate timeout (about 11.6 days); setitimer cannot take much more
+MAX_TIMEOUT_SECONDS = 1_000_000
 
 
 class CandidateTimeout(Exception):
@@ -113,9 +115,10 @@ def simulate(inputs: Inputs, schedule, config: EvalConfig) -> dict[str, Any]:
 def time_limit(seconds: float | None) -> Iterator[None]:
     """Raise CandidateTimeout after `seconds` (SIGALRM; only in a main thread, e.g. a pool worker).
 
-    Elsewhere (threads of a dask worker) this does nothing and the coordinator's deadline applies.
+    Elsewhere (threads of a dask worker), and for a limit beyond MAX_TIMEOUT_SECONDS, this does
+    nothing and the coordinator's deadline applies.
     """
-    usable = (seconds is not None and seconds > 0 and hasattr(signal, "setitimer")
+    usable = (seconds is not None and 0 < seconds <= MAX_TIMEOUT_SECONDS and hasattr(signal, "setitimer")
               and threading.current_thread() is threading.main_thread())
     if not usable:
         yield
@@ -172,7 +175,7 @@ def run_task(task: Task) -> dict[str, Any]:
         outcome["error"] = failure("invalid-schedule", str(exc), field=exc.field, rule=exc.rule)
     except UserError as exc:
         outcome["error"] = failure("bad-input", str(exc))
-    except Exception as exc:  # a candidate's crash is data, not the end of the batch
+    except (Exception, SystemExit) as exc:  # a candidate's crash is data, not the end of the batch
         outcome["error"] = failure("error", f"{type(exc).__name__}: {exc}",
                                    traceback=traceback.format_exc()[-4000:])
     outcome["seconds"] = time.perf_counter() - started

@@ -81,12 +81,18 @@ def run_batch(candidates: Iterable[Candidate], config: EvalConfig, executor: Exe
     candidates = list(candidates)
     run_id = config.run_id()
     program = config.spec.program
-    summary = BatchSummary(files=len(candidates), repaired_bytes=results.repaired_bytes)
+    summary = BatchSummary(files=len(candidates))
 
     def write(candidate: Candidate, outcome: dict[str, Any]) -> None:
         record = {"key": candidate.key, "schedule": candidate.source, "program": program, "run": run_id,
                   "engine": engine, "finished": _now(), **outcome}
-        results.append(record)
+        try:
+            results.append(record)
+        except (TypeError, ValueError) as exc:  # an outcome that is not JSON: a bug, kept as this candidate's result
+            outcome = _problem_outcome(failure("error", f"the result could not be written as JSON: "
+                                                        f"{type(exc).__name__}: {exc}"))
+            record = {**record, **outcome}
+            results.append(record)
         summary.evaluated += 1
         if outcome["status"] == "ok":
             summary.ok += 1
@@ -121,16 +127,31 @@ def run_batch(candidates: Iterable[Candidate], config: EvalConfig, executor: Exe
     running: dict[Future, tuple[Candidate, float, bool]] = {}  # future -> (candidate, submitted, alone)
     deadline = timeout * DEADLINE_FACTOR + GRACE_SECONDS if timeout else None
 
-    def submit(candidate: Candidate, alone: bool) -> None:
+    def submit_next(queue: deque[Candidate], alone: bool) -> None:
+        """Submit the queue's first candidate; it leaves the queue only once the executor took it."""
+        candidate = queue[0]
         future = executor.submit(run_task, Task(candidate.key, candidate.source, candidate.schedule, config, timeout))
+        queue.popleft()
         running[future] = (candidate, time.monotonic(), alone)
 
     try:
         while executor is not None and (pending or running or suspects):
-            if suspects and not running:
-                submit(suspects.popleft(), True)
-            while pending and not suspects and len(running) < slots:
-                submit(pending.popleft(), False)
+            try:
+                if suspects and not running:
+                    submit_next(suspects, True)
+                while pending and not suspects and len(running) < slots:
+                    submit_next(pending, False)
+            except BrokenExecutor as exc:
+                # The pool broke since the last wait. Futures still running fail at the next wait,
+                # which restarts it; with none running, restart it here.
+                if not running:
+                    executor = restart() if restart is not None else None
+                    if executor is None:
+                        summary.aborted = f"the executor broke ({str(exc) or type(exc).__name__}) and cannot be restarted"
+                    continue
+            except Exception as exc:  # e.g. a dask client that lost its scheduler: stop, the rest can resume
+                summary.aborted = f"the executor refused work ({type(exc).__name__}: {exc})"
+                break
             done, _ = wait(list(running), timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
             broken: list[tuple[Candidate, bool]] = []
             reason = ""
@@ -173,6 +194,7 @@ def run_batch(candidates: Iterable[Candidate], config: EvalConfig, executor: Exe
         if abort is not None:
             abort()
     summary.remaining = len(pending) + len(running) + len(suspects)
+    summary.repaired_bytes = results.repaired_bytes
     summary.seconds = time.perf_counter() - started
     summary.failed_keys = [key for key in seen
                            if key in results.records and results.records[key].get("status") != "ok"]

@@ -9,6 +9,8 @@ from fuseflow.errors import UserError
 from navigator.commands.common import add_policy_option, add_session_option, parse_dims, print_json
 
 JSON_VERSION = 1
+#: memory for one sampled file's entry in the summary (path and key)
+SAMPLE_ENTRY_BYTES = 512
 
 
 def _positive_int(text: str) -> int:
@@ -17,29 +19,35 @@ def _positive_int(text: str) -> int:
     return int(text)
 
 
-def _positive_float(text: str) -> float:
+def _timeout_seconds(text: str) -> float:
+    from navigator.batch.evaluation import MAX_TIMEOUT_SECONDS
+
     try:
         value = float(text)
     except ValueError:
         value = -1.0
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, not {text!r}")
+    if not 0 < value <= MAX_TIMEOUT_SECONDS:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0 and at most "
+                                         f"{MAX_TIMEOUT_SECONDS:,}, not {text!r} (leave out --timeout for no limit)")
     return value
 
 
 # ---------------------------------------------------------------- batch
 
 def cmd_batch(args) -> int:
-    from pathlib import Path
+    import os
 
     from navigator.batch import EvalConfig, ResultsLog, collect_candidates, open_executor, run_batch
+    from navigator.batch.engines import check_local_jobs
     from navigator.batch.evaluation import ensure_reference, load_inputs
     from navigator.batch.progress import BatchProgress
     from navigator.commands.common import program_spec
     from navigator.sessions import ProgramSpec
 
+    if args.engine == "local" and args.jobs:
+        check_local_jobs(args.jobs)  # before the slow loading below
     spec = ProgramSpec.from_user(program_spec(args), args.data, parse_dims(args.dim))
-    hardware = str(Path(args.hardware).resolve()) if args.hardware else None
+    hardware = os.path.realpath(args.hardware) if args.hardware else None
     config = EvalConfig(spec, hardware, args.policy, args.executor, args.seed, not args.no_check)
     # Load now: input errors stop here (exit 2), and forked workers inherit the loaded inputs.
     inputs = load_inputs(spec, hardware, args.seed)
@@ -48,14 +56,11 @@ def cmd_batch(args) -> int:
     candidates = collect_candidates(args.schedules, inputs.program)
     run_id = config.run_id()
     with ResultsLog(args.out) as results:
-        others = sorted({r.get("run") for r in results.records.values()} - {run_id})
+        others = sorted({str(r.get("run")) for r in results.records.values()} - {run_id})
         if others:
             raise UserError(f"holds results of another program, data, dimensions or settings (run {others[0]}; "
                             f"this run is {run_id})", where=args.out,
                             fix="use another --out, or the same program and options as the run that wrote it")
-        if results.repaired_bytes:
-            print(f"navigator: {args.out}: removed a truncated last line ({results.repaired_bytes} bytes) left by "
-                  "an interrupted run", file=sys.stderr)
         unique = {c.key for c in candidates}
         done = sum(1 for key in unique if key in results.records
                    and not (args.retry_failed and results.records[key].get("status") != "ok"))
@@ -64,6 +69,9 @@ def cmd_batch(args) -> int:
                 summary = run_batch(candidates, config, handle.executor, results, slots=handle.slots,
                                     timeout=args.timeout, engine=handle.engine, retry_failed=args.retry_failed,
                                     on_record=progress.record, restart=handle.restart, abort=handle.abort)
+    if summary.repaired_bytes:
+        print(f"navigator: {args.out}: removed a truncated last line ({summary.repaired_bytes} bytes) left by "
+              "an interrupted run", file=sys.stderr)
     data = {"format": "navigator-batch", "version": JSON_VERSION, "out": args.out, "program": inputs.program.name,
             "run": run_id, "engine": handle.engine, "slots": handle.slots, **summary.to_dict()}
     if args.json:
@@ -92,22 +100,24 @@ def cmd_batch(args) -> int:
 def cmd_sample(args) -> int:
     import random
     import secrets
-    from pathlib import Path
 
+    from fuseflow.files import ensure_folder
+    from fuseflow.memory import check_memory
     from fuseflow.schedule import save_schedule, schedule_to_json
     from navigator.batch.records import schedule_key
     from navigator.sampling import UniformSampler
     from navigator.sessions import ProgramSpec
 
+    # the summary keeps a line per file
+    check_memory(args.n * SAMPLE_ENTRY_BYTES, "the list of the N sampled files", where="N",
+                 fix="draw fewer schedules per run")
     spec = ProgramSpec.from_user(args.program, args.data, parse_dims(args.dim), args.library)
     space = spec.load().space
     sampler = UniformSampler(space.oracle)
     size = sampler.size()
     seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
     rng = random.Random(seed)
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise UserError("exists and is not a folder", where=args.out, fix="name a folder for the schedules")
+    out = ensure_folder(args.out)  # a file in the way, or no right to create it: before the first draw
     width = max(3, len(str(args.n)))
     files = []
     for index in range(1, args.n + 1):
@@ -137,12 +147,12 @@ def register(subs) -> None:
     batch.add_argument("--hardware", metavar="H", help="hardware .toml overriding the defaults")
     batch.add_argument("--out", required=True, metavar="FILE", help="results, one JSON line per schedule")
     batch.add_argument("--jobs", type=_positive_int, metavar="N",
-                       help="candidates at once (local: worker processes, default: CPU count; "
-                            "dask: default: the cluster's threads)")
+                       help="candidates at once (local: worker processes, default: CPU count, at most 4 per "
+                            "CPU; dask: default: the cluster's threads)")
     batch.add_argument("--engine", choices=("local", "dask"), default="local",
                        help="local process pool, or a dask.distributed cluster")
     batch.add_argument("--scheduler", metavar="ADDR", help="dask scheduler address, e.g. tcp://127.0.0.1:8786")
-    batch.add_argument("--timeout", type=_positive_float, metavar="S", help="seconds allowed per schedule")
+    batch.add_argument("--timeout", type=_timeout_seconds, metavar="S", help="seconds allowed per schedule")
     add_policy_option(batch)
     batch.add_argument("--executor", choices=("fast", "exact"), default="fast", help="simulator executor")
     batch.add_argument("--seed", type=int, help="seed for generated data (default: the program's)")
