@@ -92,7 +92,7 @@ def invalid_text(data: Any) -> str | None:
 
 def _too_deep(where: str, what: str, error: type[UserError]) -> UserError:
     return error(f"nests arrays or tables more than {MAX_NESTING} levels deep", where=where,
-                 fix=f"no {what} nests that deeply; check that this is {what}")
+                 fix=f"check that this is {what}; nothing navigator reads nests that deeply")
 
 
 def _long_integer(text: str, where: str, error: type[UserError], what: str) -> UserError:

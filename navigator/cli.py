@@ -85,7 +85,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def _tolerant_streams() -> None:
     """Text that is not valid Unicode (say, a file name of non-UTF-8 bytes echoed in a message)
-    is printed escaped rather than crashing the print; valid text is unchanged."""
+    is printed escaped rather than crashing the print; valid text is unchanged. A stream closed
+    before start (`2>&-`) is None, and print(file=None) would write to stdout instead."""
+    import os
+
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.reconfigure(errors="backslashreplace")
@@ -94,14 +101,16 @@ def _tolerant_streams() -> None:
 
 
 def _silence_stdout() -> None:
-    """After a closed pipe, point stdout at /dev/null so the interpreter's final flush is quiet."""
+    """After a closed pipe, point stdout and stderr at /dev/null so the interpreter's final
+    flush is quiet (either of them may be the pipe that closed)."""
     import os
 
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stream.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
 
 
 if __name__ == "__main__":
