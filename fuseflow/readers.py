@@ -103,8 +103,10 @@ def _long_integer(text: str, where: str, error: type[UserError], what: str) -> U
 
 
 def parse_json_text(text: str, where: str, error: type[UserError] = UserError,
-                    what: str = "a JSON file") -> Any:
-    """Decode JSON; NaN, infinities, huge integers and deep nesting are refused."""
+                    what: str = "a JSON file", *, surrogates: bool = False) -> Any:
+    """Decode JSON; NaN, infinities, huge integers and deep nesting are refused, and so is
+    text that is not valid Unicode unless `surrogates` (for files that record file names,
+    which on POSIX are bytes and come back from Python as surrogate escapes)."""
     try:
         data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
@@ -119,7 +121,7 @@ def parse_json_text(text: str, where: str, error: type[UserError] = UserError,
         raise _long_integer(text, where, error, what) from None
     if nesting_depth(data) > MAX_NESTING:
         raise _too_deep(where, what, error)
-    bad = invalid_text(data)
+    bad = None if surrogates else invalid_text(data)
     if bad is not None:
         raise error(f"{bad} holds text that is not valid Unicode (an unpaired surrogate escape such as \\udc80)",
                     where=where, fix="remove or correct that escape")

@@ -86,7 +86,7 @@ def _check_head(head: bytes, where: str) -> None:
 def parse_record(line: bytes) -> dict[str, Any] | None:
     """The record on one line, or None when the line is not one."""
     try:
-        record = parse_json_text(line.decode("utf-8"), "results line")
+        record = parse_json_text(line.decode("utf-8"), "results line", surrogates=True)
     except (UnicodeDecodeError, UserError):
         return None
     if not isinstance(record, dict) or not isinstance(record.get("key"), str):
