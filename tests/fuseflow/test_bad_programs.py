@@ -89,6 +89,7 @@ MANY_VARS = "T(" + ",".join(f"v{k}" for k in range(9)) + ") = " + " * ".join(
 
 # Hostile programs (issue 9): each a one-line ProgramError with its key and a fix.
 BAD_PROGRAMS += [
+    ("1,000-deep TOML arrays", _top("x = " + "[" * 1000 + "]" * 1000), ["more than 64 levels deep"]),
     ("unknown top key", _top("bogus = 1"), ["unknown key 'bogus'", "expected one of"]),
     ("description with a newline", _top('description = "two\\nlines"'), ["description", "one line"]),
     ("description of the wrong type", _top("description = 3"), ["[description]"]),
