@@ -197,3 +197,10 @@ def test_the_largest_extents_keep_every_figure_finite(cli, tmp_path):
     summary = json.loads(out, parse_constant=refuse)
     assert summary["default_schedule"]["flops"] == 2.0 ** 640
     assert "LegalOrder" in cli("facts", "huge.toml", ok=True).stdout
+
+
+def test_compare_stops_at_the_budget_too(cli, tmp_path):
+    """The per-layer baseline tried every subset of a layer: 2**29 for 30 ops in one layer."""
+    (tmp_path / "chain.toml").write_text(_chain(30))
+    assert_user_error(cli("compare", "chain.toml"), "chain.toml: more than 2,000,000 steps choosing the "
+                      "per-layer baseline's regions")
