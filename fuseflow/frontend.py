@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import NoReturn
 
-from fuseflow.errors import ProgramError
+from fuseflow.errors import ProgramError, show_value as show
 from fuseflow.expr import (FUNCTIONS, MAX_NAME_LENGTH, ExprSyntaxError, ExprTooLargeError, Statement, accesses,
                            parse_statement)
 from fuseflow.files import read_user_text
@@ -51,13 +51,6 @@ IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PROGRAM_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 _SPLIT = "split the program into several programs"
-
-
-def show(value, limit: int = 60) -> str:
-    """A value as it may appear in a one-line message: repr'd (so no raw newline or escape
-    character reaches the terminal) and cut to `limit` characters."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _some(names, limit: int = 10) -> str:
@@ -96,9 +89,9 @@ class _Checker:
                       fix=f"use ASCII letters, digits and _, starting with a letter or _, "
                           f"at most {MAX_NAME_LENGTH} characters")
 
-    def at_most(self, count: int, limit: int, what: str, *key_path) -> None:
+    def at_most(self, count: int, limit: int, what: str, *key_path, fix: str = _SPLIT) -> None:
         if count > limit:
-            self.fail(f"{count:,} {what}, more than the {limit:,} allowed", *key_path, fix=_SPLIT)
+            self.fail(f"{count:,} {what}, more than the {limit:,} allowed", *key_path, fix=fix)
 
     def table(self, value, what: str, *key_path, fix: str) -> dict:
         if not isinstance(value, dict):
@@ -226,7 +219,8 @@ def _parse_tensor(check: _Checker, name: str, spec, dims) -> TensorDecl:
     shape = spec.get("shape")
     if not isinstance(shape, list) or not all(isinstance(d, str) for d in shape):
         check.fail("shape must be a list of dimension names", *at, "shape", fix='e.g. shape = ["N", "F"]')
-    check.at_most(len(shape), MAX_TENSOR_ORDER, "dimensions", *at, "shape")
+    check.at_most(len(shape), MAX_TENSOR_ORDER, "dimensions", *at, "shape",
+                  fix="reshape the data into a tensor of fewer dimensions")
     for dim in shape:
         if dim not in dims:
             check.fail(f"unknown dimension {show(dim)}", *at, "shape",

@@ -10,7 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import NoReturn
 
-from fuseflow.errors import HardwareError
+from fuseflow.errors import HardwareError, show_value
 from fuseflow.files import read_user_text
 from fuseflow.readers import parse_toml_text
 
@@ -63,11 +63,6 @@ def _defaults_text() -> str:
     return resources.files("fuseflow").joinpath("hardware.toml").read_text(encoding="utf-8")
 
 
-def _show(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def load_hardware(path: str | Path | None = None) -> Hardware:
     """The default hardware, with the keys of `path` (if given) overriding it."""
     values = tomllib.loads(_defaults_text())
@@ -78,22 +73,22 @@ def load_hardware(path: str | Path | None = None) -> Hardware:
         user = parse_toml_text(text, where, HardwareError, "a hardware .toml file")
 
         def fail(key: str, message: str, fix: str) -> NoReturn:
-            label = key if re.fullmatch(r"[A-Za-z0-9_-]{1,40}", key) else _show(key)
+            label = key if re.fullmatch(r"[A-Za-z0-9_-]{1,40}", key) else show_value(key)
             raise HardwareError(message, where=f"{where} [{label}]", fix=fix)
 
         for key, value in user.items():
             if key not in RANGES:
-                fail(key, f"unknown key {_show(key)}", f"expected one of: {', '.join(sorted(RANGES))}")
+                fail(key, f"unknown key {show_value(key)}", f"expected one of: {', '.join(sorted(RANGES))}")
             low, high = RANGES[key]
             example = f"e.g. {key} = {values[key]}"
             # TOML allows nan and inf; neither is a size or a rate.
             if isinstance(value, bool) or not isinstance(value, (int, float)) or \
                     isinstance(value, float) and not math.isfinite(value):
-                fail(key, f"must be a number, got {_show(value)}", example)
+                fail(key, f"must be a number, got {show_value(value)}", example)
             if key in _INT_KEYS and not isinstance(value, int):
-                fail(key, f"must be a whole number, got {_show(value)}", example)
+                fail(key, f"must be a whole number, got {show_value(value)}", example)
             if not low <= value <= high:
-                fail(key, f"must be from {low:g} to {high:g}, got {_show(value)}",
+                fail(key, f"must be from {low:g} to {high:g}, got {show_value(value)}",
                      f"the default is {values[key]}; see docs/cost-model.md")
         values.update(user)
         source = where
