@@ -14,7 +14,7 @@ import numpy as np
 from fuseflow.data.graph import GraphData
 from fuseflow.errors import DataError
 from fuseflow.expr import Access, Call, Const, Expr, FUNCTIONS, Neg
-from fuseflow.ir import Program, TensorDecl
+from fuseflow.ir import MAX_EXTENT, Program, TensorDecl
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,11 @@ def bind(program: Program, data: str | Path | None = None, dims: dict[str, int] 
             raise DataError(f"unknown dimension {name!r}", where="--dim",
                             fix=f"the program's dimensions are: {', '.join(program.dims)}")
         if value <= 0:
-            raise DataError(f"dimension {name} must be positive, got {value}", where="--dim")
+            raise DataError(f"dimension {name} must be positive, got {value}", where="--dim",
+                            fix=f"e.g. --dim {name}=64")
+        if value > MAX_EXTENT:  # the cost model's products of extents must stay finite floats
+            raise DataError(f"dimension {name} is larger than 2**40, the largest supported", where="--dim",
+                            fix=f"use an extent of at most {MAX_EXTENT:,}")
         extents[name] = int(value)
 
     stats: dict[str, TensorStats] = {}

@@ -20,6 +20,13 @@ class UserError(Exception):
         super().__init__(text)
 
 
+def show_value(value, limit: int = 60) -> str:
+    """A user's value as it may appear in a one-line message: repr'd, so no raw newline or
+    escape character reaches the terminal, and cut to `limit` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class ProgramError(UserError):
     """A tensor program (programs/*.toml) is malformed."""
 

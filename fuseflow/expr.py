@@ -9,6 +9,11 @@ Grammar (precedence climbing, left associative):
     access    := NAME '(' [NAME (',' NAME)*] ')' | NAME        (a bare NAME is a scalar)
 
 Values are dense arrays mathematically: formats change storage and iteration, never the result.
+
+The parser bounds what it builds (MAX_EXPR_DEPTH, MAX_EXPR_NODES, MAX_NAME_LENGTH,
+MAX_STATEMENT_LENGTH): every walker of the tree, here and in the binding, the cost model,
+the lowering and the simulator, recurses once per level, so a bounded depth is what keeps
+them all clear of Python's recursion limit.
 """
 
 from __future__ import annotations
@@ -27,13 +32,37 @@ FUNCTIONS: dict[str, bool] = {
 }
 BINARY_OPS = ("+", "-", "*", "/")
 
+#: Levels of nesting in one expression: each parenthesis, function call and unary minus adds
+#: one, and so does each operator of a chain (`a + b + c` is two levels, as it is a tree of
+#: two additions). Real ops nest a handful of levels.
+MAX_EXPR_DEPTH = 64
+#: Tensors, numbers, operators and function calls in one expression.
+MAX_EXPR_NODES = 512
+#: Characters in a tensor or index name (and, in fuseflow.frontend, any name).
+MAX_NAME_LENGTH = 64
+#: Characters in one statement: room for MAX_EXPR_NODES terms with long names.
+MAX_STATEMENT_LENGTH = 20_000
+
+_SYNTAX_FIX = "write OUT(i,j) = expr with the operators + - * /, the functions and parentheses " \
+              "(docs/program-format.md, Expressions)"
+_SPLIT_FIX = "split it into several ops, each computing an intermediate tensor the next one reads"
+
 
 class ExprSyntaxError(ValueError):
-    """A statement does not parse; `column` is 1-based within the statement text."""
+    """A statement does not parse; `column` is 1-based within the statement text, `fix` says
+    what to write instead."""
+
+    def __init__(self, message: str, column: int, fix: str = _SYNTAX_FIX):
+        self.column = column
+        self.fix = fix
+        super().__init__(f"{message} at column {column}")
+
+
+class ExprTooLargeError(ExprSyntaxError):
+    """A statement exceeds one of the parser's bounds."""
 
     def __init__(self, message: str, column: int):
-        self.column = column
-        super().__init__(f"{message} at column {column}")
+        super().__init__(message, column, _SPLIT_FIX)
 
 
 @dataclass(frozen=True)
@@ -50,7 +79,10 @@ class Const:
     value: float
 
     def __str__(self) -> str:
-        return repr(self.value) if self.value != int(self.value) else str(int(self.value))
+        # Whole numbers print without ".0", but 1e300 stays 1e+300 rather than 301 digits.
+        if self.value.is_integer() and abs(self.value) < 1e16:
+            return str(int(self.value))
+        return repr(self.value)
 
 
 @dataclass(frozen=True)
@@ -157,6 +189,9 @@ _TOKEN = re.compile(r"\s*(?:(?P<num>\d+\.\d*(?:[eE][-+]?\d+)?|\d*\.\d+(?:[eE][-+
 
 
 def _tokenize(text: str) -> list[tuple[str, str, int]]:
+    if len(text) > MAX_STATEMENT_LENGTH:
+        raise ExprTooLargeError(f"the statement is {len(text):,} characters long, more than the "
+                                f"{MAX_STATEMENT_LENGTH:,} allowed", MAX_STATEMENT_LENGTH + 1)
     tokens: list[tuple[str, str, int]] = []
     pos = 0
     while pos < len(text):
@@ -165,10 +200,15 @@ def _tokenize(text: str) -> list[tuple[str, str, int]]:
             continue
         match = _TOKEN.match(text, pos)
         if not match or match.end() == pos:
-            raise ExprSyntaxError(f"unexpected character {text[pos]!r}", pos + 1)
+            raise ExprSyntaxError(f"unexpected character {text[pos]!r}", pos + 1,
+                                  "names are ASCII letters, digits and _; see docs/program-format.md, Expressions")
         kind = match.lastgroup or "sym"
         start = match.start(kind)
-        tokens.append((kind, match.group(kind), start + 1))
+        value = match.group(kind)
+        if kind == "name" and len(value) > MAX_NAME_LENGTH:
+            raise ExprSyntaxError(f"the name {value[:20]}... is {len(value)} characters long, more than the "
+                                  f"{MAX_NAME_LENGTH} allowed", start + 1, "use a shorter name")
+        tokens.append((kind, value, start + 1))
         pos = match.end()
     tokens.append(("end", "", len(text) + 1))
     return tokens
@@ -178,6 +218,35 @@ class _Parser:
     def __init__(self, text: str):
         self.tokens = _tokenize(text)
         self.pos = 0
+        self.nesting = 0                  # parentheses, calls and unary minus open right now
+        self.nodes = 0
+        self.depth: dict[int, int] = {}   # id(node) -> depth of its subtree (nodes live in the tree)
+
+    def node(self, node: Expr, column: int, *children: Expr) -> Expr:
+        """Count a new node and its depth against the bounds."""
+        self.nodes += 1
+        if self.nodes > MAX_EXPR_NODES:
+            raise ExprTooLargeError(f"the expression has more than {MAX_EXPR_NODES} terms "
+                                    "(tensors, numbers, operators and functions)", column)
+        depth = 1 + max((self.depth[id(child)] for child in children), default=0)
+        if depth > MAX_EXPR_DEPTH:
+            raise self.too_deep(column)
+        self.depth[id(node)] = depth
+        return node
+
+    def too_deep(self, column: int) -> ExprTooLargeError:
+        return ExprTooLargeError(f"the expression nests more than {MAX_EXPR_DEPTH} levels deep (each parenthesis, "
+                                 "function call, unary minus and chained operator is a level)", column)
+
+    def nested(self, parse, column: int) -> Expr:
+        """Run a parsing method one level deeper; the recursion stops at the bound."""
+        self.nesting += 1
+        if self.nesting > MAX_EXPR_DEPTH:
+            raise self.too_deep(column)
+        try:
+            return parse()
+        finally:
+            self.nesting -= 1
 
     def peek(self) -> tuple[str, str, int]:
         return self.tokens[self.pos]
@@ -210,21 +279,24 @@ class _Parser:
     def expr(self) -> Expr:
         node = self.term()
         while self.peek()[1] in ("+", "-") and self.peek()[0] == "sym":
-            op = self.take()[1]
-            node = BinOp(op, node, self.term())
+            _, op, column = self.take()
+            rhs = self.term()
+            node = self.node(BinOp(op, node, rhs), column, node, rhs)
         return node
 
     def term(self) -> Expr:
         node = self.unary()
         while self.peek()[1] in ("*", "/") and self.peek()[0] == "sym":
-            op = self.take()[1]
-            node = BinOp(op, node, self.unary())
+            _, op, column = self.take()
+            rhs = self.unary()
+            node = self.node(BinOp(op, node, rhs), column, node, rhs)
         return node
 
     def unary(self) -> Expr:
-        if self.peek() [1] == "-" and self.peek()[0] == "sym":
-            self.take()
-            return Neg(self.unary())
+        if self.peek()[1] == "-" and self.peek()[0] == "sym":
+            column = self.take()[2]
+            arg = self.nested(self.unary, column)
+            return self.node(Neg(arg), column, arg)
         return self.primary()
 
     def primary(self) -> Expr:
@@ -232,21 +304,23 @@ class _Parser:
         if kind == "num":
             number = float(value)
             if not math.isfinite(number):
-                raise ExprSyntaxError(f"number {value} is not finite", column)
-            return Const(number)
+                raise ExprSyntaxError(f"number {value[:20]} is not finite", column,
+                                      "write a number below 1.8e308")
+            return self.node(Const(number), column)
         if kind == "sym" and value == "(":
-            inner = self.expr()
+            inner = self.nested(self.expr, column)
             self.expect(")", "')' to close the parenthesis")
             return inner
         if kind == "name":
             if value in FUNCTIONS:
                 self.expect("(", f"'(' after the function {value}")
-                arg = self.expr()
+                arg = self.nested(self.expr, column)
                 self.expect(")", f"')' to close {value}(")
-                return Call(value, arg)
+                return self.node(Call(value, arg), column, arg)
             if self._looks_like_call():
-                raise ExprSyntaxError(f"unknown function {value!r} (known: {', '.join(FUNCTIONS)})", column)
-            return self.access_after_name(value)
+                raise ExprSyntaxError(f"unknown function {value!r}", column,
+                                      f"the functions are: {', '.join(FUNCTIONS)}")
+            return self.node(self.access_after_name(value), column)
         found = "end of text" if kind == "end" else repr(value)
         raise ExprSyntaxError(f"expected a tensor, a number, a function or '(' but found {found}", column)
 

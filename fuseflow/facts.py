@@ -5,6 +5,9 @@ fusion groupings, each region's loop variables and legal orders, the parallel fa
 and stream shapes each loop variable admits, and where block-sparse mode is possible.
 The scheduling library (library/fuseflow.hblib.toml) reads only these facts, so the
 navigator never restates a rule of its own.
+
+A region's legal orders are listed one fact each, and their number grows factorially with
+its loop variables, so the facts of one program are bounded by MAX_FACTS.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fuseflow.binding import Binding
+from fuseflow.budget import WorkBudget
 from fuseflow.fusion import legal_groupings
 from fuseflow.ir import Program, Region, unify_region
 from fuseflow.orders import OrderSpace, default_order
@@ -20,6 +24,11 @@ from fuseflow.schedule import (Level, allowed_par_factors, allowed_stream_shapes
 from fuseflow.fusion import canonical
 
 GOAL_TYPE = "Schedule"
+
+#: Facts of one program; the bundled programs have at most about 18,000 (graphsage).
+MAX_FACTS = 100_000
+_FACTS_FIX = ("split the program into smaller programs: the facts grow with the fusion groupings and "
+              "factorially with the loop variables of a region that no sparse operand orders")
 
 
 def region_id(ops) -> str:
@@ -40,12 +49,17 @@ class FactProgram:
 
     facts: list[tuple[str, dict]] = field(default_factory=list)
     goal: tuple[str, dict] = (GOAL_TYPE, {})
+    budget: WorkBudget | None = field(default=None, repr=False, compare=False)
 
     def add(self, prop: str, **args) -> None:
+        if self.budget is not None:
+            self.budget.spend()
         self.facts.append((prop, args))
 
     def to_toml(self, header: str = "") -> str:
-        lines = [f"# {line}" for line in header.splitlines()]
+        # A comment may hold no control character; the header can quote a user's file path.
+        lines = ["# " + "".join(c if c >= " " and c != "\x7f" else "?" for c in line)
+                 for line in header.splitlines()]
         for prop, args in self.facts:
             inline = ", ".join(f"{key} = {_toml_value(value)}" for key, value in args.items())
             lines += ["[[Prop]]", f"name = {_toml_value(prop)}", f"args = {{ {inline} }}"]
@@ -59,8 +73,21 @@ def _toml_value(value) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
-    escaped = str(value).replace("\\", "\\\\").replace('"', '\\"')
-    return f'"{escaped}"'
+    return toml_string(str(value))
+
+
+def toml_string(text: str) -> str:
+    """A TOML basic string: quote, backslash and every control character escaped, so no name
+    can end the string or the line early."""
+    escaped = []
+    for char in text:
+        if char in '"\\':
+            escaped.append("\\" + char)
+        elif char < " " or char == "\x7f":
+            escaped.append(f"\\u{ord(char):04x}")
+        else:
+            escaped.append(char)
+    return '"' + "".join(escaped) + '"'
 
 
 def region_facts(facts: FactProgram, region: Region, binding: Binding) -> None:
@@ -85,7 +112,8 @@ def region_facts(facts: FactProgram, region: Region, binding: Binding) -> None:
 
 
 def program_facts(program: Program, binding: Binding) -> FactProgram:
-    facts = FactProgram(goal=(GOAL_TYPE, {"program": program.name}))
+    budget = WorkBudget(MAX_FACTS, "facts for the navigator", program.path or program.name, _FACTS_FIX)
+    facts = FactProgram(goal=(GOAL_TYPE, {"program": program.name}), budget=budget)
     facts.add("Program", name=program.name)
     default = canonical(program, default_grouping(program))
     regions: dict[tuple[str, ...], Region] = {}

@@ -1,18 +1,28 @@
 """Load a tensor program from TOML (programs/*.toml) and check it.
 
-Every problem raises ProgramError naming the file, the line, the key and what was expected.
-See docs/program-format.md for the format.
+Every problem raises ProgramError naming the file, the line and key, what was expected and
+how to fix it. See docs/program-format.md for the format and its limits.
+
+The limits keep everything after the reader cheap and safe: names are short ASCII
+identifiers (they end up in fact files, schedule JSON, generated scripts and file names),
+extents are small enough that products of up to MAX_TENSOR_ORDER of them stay finite
+floats, and an op's index variables are few enough to order by dynamic programming over
+their subsets (fuseflow.orders).
 """
 
 from __future__ import annotations
 
+import math
+import re
 from pathlib import Path
+from typing import NoReturn
 
+from fuseflow.errors import ProgramError, show_value as show
+from fuseflow.expr import (FUNCTIONS, MAX_NAME_LENGTH, ExprSyntaxError, ExprTooLargeError, Statement, accesses,
+                           parse_statement)
 from fuseflow.files import read_user_text
+from fuseflow.ir import FORMATS, MAX_EXTENT, MAX_VARS, REDUCTIONS, DataSpec, Op, Program, TensorDecl
 from fuseflow.readers import parse_toml_text
-from fuseflow.errors import ProgramError
-from fuseflow.expr import FUNCTIONS, ExprSyntaxError, accesses, parse_statement
-from fuseflow.ir import FORMATS, REDUCTIONS, DataSpec, Op, Program, TensorDecl
 from fuseflow.toml_lines import KeyLines
 
 TOP_KEYS = {"name", "description", "data", "dims", "tensors", "ops"}
@@ -23,24 +33,70 @@ SOURCES = ("graph.adjacency", "graph.features", "random", "ones")
 DIM_BINDINGS = ("graph.vertices", "graph.features", "graph.hidden", "graph.classes")
 NORMALIZATIONS = ("none", "row", "sym")
 
+#: Declared dimensions, declared tensors and ops in one program.
+MAX_DIMS = 1000
+MAX_TENSORS = 1000
+MAX_OPS = 1000
+#: Dimensions of one tensor (each op's distinct index variables are bounded by ir.MAX_VARS).
+MAX_TENSOR_ORDER = MAX_VARS
+#: Edge of a block-sparse tile.
+MAX_BLOCK = 4096
+#: `[data] seed`: what numpy's generators accept, as an unsigned 63-bit number.
+MAX_SEED = 2**63 - 1
+MAX_DESCRIPTION_LENGTH = 1000
+
+#: Tensor, dimension, op and index names: they flow into expressions, fact files and scripts.
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: A program's name may also hold '-' and '.', as file names do (it names output files).
+PROGRAM_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+_SPLIT = "split the program into several programs"
+
+
+def _some(names, limit: int = 10) -> str:
+    """The first few names of a list, for a message."""
+    names = list(names)
+    return ", ".join(names[:limit]) + (f", ... ({len(names)} in all)" if len(names) > limit else "")
+
+
+def _key_text(part) -> str:
+    text = str(part)
+    return text if re.fullmatch(r"[A-Za-z0-9_-]{1,40}", text) else show(text, 40)
+
 
 class _Checker:
     def __init__(self, path: str, text: str):
         self.path = path
         self.keys = KeyLines(text)
 
-    def fail(self, message: str, *key_path, fix: str | None = None) -> None:
+    def fail(self, message: str, *key_path, fix: str) -> NoReturn:
+        """Raise the ProgramError: at the line of `key_path` (its deepest known prefix), naming the key."""
         line = self.keys.line(*key_path) if key_path else None
         where = self.path + (f":{line}" if line else "")
         if key_path:
-            where += " [" + ".".join(str(p) for p in key_path) + "]"
+            where += " [" + ".".join(_key_text(p) for p in key_path) + "]"
         raise ProgramError(message, where=where, fix=fix)
 
     def unknown_keys(self, table: dict, allowed: set[str], *key_path) -> None:
         for key in table:
             if key not in allowed:
-                self.fail(f"unknown key {key!r}", *key_path, key,
+                self.fail(f"unknown key {show(key)}", *key_path, key,
                           fix=f"expected one of: {', '.join(sorted(allowed))}")
+
+    def identifier(self, name, what: str, *key_path) -> None:
+        if not isinstance(name, str) or not IDENTIFIER.fullmatch(name) or len(name) > MAX_NAME_LENGTH:
+            self.fail(f"{show(name)} is not a valid {what} name", *key_path,
+                      fix=f"use ASCII letters, digits and _, starting with a letter or _, "
+                          f"at most {MAX_NAME_LENGTH} characters")
+
+    def at_most(self, count: int, limit: int, what: str, *key_path, fix: str = _SPLIT) -> None:
+        if count > limit:
+            self.fail(f"{count:,} {what}, more than the {limit:,} allowed", *key_path, fix=fix)
+
+    def table(self, value, what: str, *key_path, fix: str) -> dict:
+        if not isinstance(value, dict):
+            self.fail(f"must be {what}", *key_path, fix=fix)
+        return value
 
 
 def load_program(path: str | Path, text: str | None = None) -> Program:
@@ -55,45 +111,63 @@ def parse_program(text: str, path: str = "<program>") -> Program:
     raw = parse_toml_text(text, path, ProgramError, "a tensor program")
     check = _Checker(path, text)
     check.unknown_keys(raw, TOP_KEYS)
-    name = raw.get("name", Path(path).stem)
-    if not isinstance(name, str) or not name:
-        check.fail("must be a non-empty string", "name")
+    name = _parse_name(check, raw, path)
     description = raw.get("description", "")
-    if not isinstance(description, str):
-        check.fail("must be a string", "description")
+    if not isinstance(description, str) or len(description) > MAX_DESCRIPTION_LENGTH \
+            or any(c < " " or c == "\x7f" for c in description):
+        check.fail(f"must be one line of text of at most {MAX_DESCRIPTION_LENGTH} characters", "description",
+                   fix='e.g. description = "relu(A·X + b)"')
     data = _parse_data(check, raw.get("data", {}))
     dims = _parse_dims(check, raw.get("dims"))
     tensors = _parse_tensors(check, raw.get("tensors"), dims)
-    ops = _parse_ops(check, raw.get("ops"), tensors, dims)
+    ops = _parse_ops(check, raw.get("ops"), tensors)
     program = Program(name=name, description=description, dims=dims, tensors=tensors, ops=ops,
                       data=data, path=path)
     _check_sources_match_data(check, program)
     return program
 
 
+def _parse_name(check: _Checker, raw: dict, path: str) -> str:
+    if "name" not in raw:
+        # The file's name, made into a valid program name.
+        stem = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(path).stem)[:MAX_NAME_LENGTH].lstrip(".-")
+        return stem or "program"
+    name = raw["name"]
+    if not isinstance(name, str) or not PROGRAM_NAME.fullmatch(name) or len(name) > MAX_NAME_LENGTH:
+        check.fail(f"{show(name)} is not a valid program name", "name",
+                   fix=f"use ASCII letters, digits, _, - and ., starting with a letter, digit or _, "
+                       f"at most {MAX_NAME_LENGTH} characters")
+    return name
+
+
 def _parse_data(check: _Checker, table) -> DataSpec:
-    if not isinstance(table, dict):
-        check.fail("must be a table", "data")
+    table = check.table(table, "a table", "data", fix='e.g. [data] preset = "cora"')
     check.unknown_keys(table, DATA_KEYS, "data")
     spec = DataSpec()
     if "preset" in table:
-        if not isinstance(table["preset"], str):
-            check.fail("must be a preset name string", "data", "preset")
+        from fuseflow.data.synthetic import PRESETS  # kept local: it imports numpy and scipy
+
+        if not isinstance(table["preset"], str) or table["preset"] not in PRESETS:
+            check.fail(f"unknown graph preset {show(table['preset'])}", "data", "preset",
+                       fix=f"use one of: {', '.join(sorted(PRESETS))}")
         spec.preset = table["preset"]
     for flag in ("symmetrize", "self_loops"):
         if flag in table:
             if not isinstance(table[flag], bool):
-                check.fail("must be true or false", "data", flag)
+                check.fail(f"must be true or false, got {show(table[flag])}", "data", flag,
+                           fix=f"write {flag} = true or {flag} = false")
             setattr(spec, flag, table[flag])
     if "normalize" in table:
         if table["normalize"] not in NORMALIZATIONS:
-            check.fail(f"unknown normalization {table['normalize']!r}", "data", "normalize",
+            check.fail(f"unknown normalization {show(table['normalize'])}", "data", "normalize",
                        fix=f"use one of: {', '.join(NORMALIZATIONS)}")
         spec.normalize = table["normalize"]
     if "seed" in table:
-        if not isinstance(table["seed"], int) or isinstance(table["seed"], bool):
-            check.fail("must be an integer", "data", "seed")
-        spec.seed = table["seed"]
+        seed = table["seed"]
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+            check.fail(f"must be a whole number from 0 to 2**63 - 1, got {show(seed)}", "data", "seed",
+                       fix="e.g. seed = 0")
+        spec.seed = seed
     return spec
 
 
@@ -101,16 +175,22 @@ def _parse_dims(check: _Checker, table) -> dict[str, int | str]:
     if table is None:
         check.fail("missing [dims] table", fix="declare every dimension, e.g. [dims] N = 1024")
     if not isinstance(table, dict) or not table:
-        check.fail("must be a non-empty table of dimension = extent", "dims")
+        check.fail("must be a non-empty table of dimension = extent", "dims", fix="e.g. [dims] N = 1024")
+    check.at_most(len(table), MAX_DIMS, "dimensions", "dims")
     dims: dict[str, int | str] = {}
     for name, value in table.items():
+        check.identifier(name, "dimension", "dims", name)
+        extent_fix = f"e.g. {name} = 64, or {name} = \"graph.vertices\" to bind it to the data"
         if isinstance(value, bool) or not isinstance(value, (int, str)):
-            check.fail("an extent is a positive integer or a data binding", "dims", name,
-                       fix=f"e.g. {name} = 64 or {name} = \"graph.vertices\"")
-        if isinstance(value, int) and value <= 0:
-            check.fail(f"extent must be positive, got {value}", "dims", name)
+            check.fail(f"an extent is a positive integer or a data binding, got {show(value)}", "dims", name,
+                       fix=extent_fix)
+        if isinstance(value, int) and value < 1:
+            check.fail(f"extent must be positive, got {show(value)}", "dims", name, fix=extent_fix)
+        if isinstance(value, int) and value > MAX_EXTENT:
+            check.fail(f"extent {show(value)} is larger than 2**40, the largest supported", "dims", name,
+                       fix=f"use an extent of at most {MAX_EXTENT:,}")
         if isinstance(value, str) and value not in DIM_BINDINGS:
-            check.fail(f"unknown data binding {value!r}", "dims", name,
+            check.fail(f"unknown data binding {show(value)}", "dims", name,
                        fix=f"use one of: {', '.join(DIM_BINDINGS)}")
         dims[name] = value
     return dims
@@ -119,140 +199,194 @@ def _parse_dims(check: _Checker, table) -> dict[str, int | str]:
 def _parse_tensors(check: _Checker, table, dims) -> dict[str, TensorDecl]:
     if table is None:
         check.fail("missing [tensors] table", fix="declare each input tensor with shape, format and source")
-    if not isinstance(table, dict):
-        check.fail("must be a table of tensors", "tensors")
+    table = check.table(table, "a table of tensors", "tensors",
+                        fix='e.g. [tensors] A = { shape = ["N", "N"], source = "random" }')
+    check.at_most(len(table), MAX_TENSORS, "tensors", "tensors")
     tensors: dict[str, TensorDecl] = {}
     for name, spec in table.items():
+        check.identifier(name, "tensor", "tensors", name)
         if name in FUNCTIONS:
             check.fail(f"{name!r} is the name of a function", "tensors", name, fix="rename the tensor")
-        if not isinstance(spec, dict):
-            check.fail("must be a table with shape and format", "tensors", name)
-        check.unknown_keys(spec, TENSOR_KEYS, "tensors", name)
-        shape = spec.get("shape")
-        if not isinstance(shape, list) or not all(isinstance(d, str) for d in shape):
-            check.fail("shape must be a list of dimension names", "tensors", name, "shape",
-                       fix='e.g. shape = ["N", "F"]')
-        for dim in shape:
-            if dim not in dims:
-                check.fail(f"unknown dimension {dim!r}", "tensors", name, "shape",
-                           fix=f"declare it in [dims] (known: {', '.join(dims)})")
-        formats = spec.get("format", ["dense"] * len(shape))
-        if not isinstance(formats, list) or not all(isinstance(f, str) for f in formats):
-            check.fail("format must be a list of level formats", "tensors", name, "format",
-                       fix='e.g. format = ["dense", "compressed"]')
-        if len(formats) != len(shape):
-            check.fail(f"format lists {len(formats)} levels but the shape has {len(shape)}",
-                       "tensors", name, "format", fix="give one format per level, in storage order")
-        for fmt in formats:
-            if fmt not in FORMATS:
-                check.fail(f"unknown level format {fmt!r}", "tensors", name, "format",
-                           fix="each level is \"dense\" or \"compressed\"")
-        source = spec.get("source")
-        if source is not None and source not in SOURCES:
-            check.fail(f"unknown data source {source!r}", "tensors", name, "source",
-                       fix=f"use one of: {', '.join(SOURCES)}; computed tensors have no source")
-        density = spec.get("density")
-        if density is not None:
-            if isinstance(density, bool) or not isinstance(density, (int, float)) or not 0 < density <= 1:
-                check.fail("density must be a number in (0, 1]", "tensors", name, "density")
-            if source != "random":
-                check.fail("density applies only to source = \"random\"", "tensors", name, "density")
-        block = spec.get("block")
-        if block is not None:
-            if isinstance(block, bool) or not isinstance(block, int) or block < 1:
-                check.fail("block must be a positive integer", "tensors", name, "block")
-            if len(shape) < 2:
-                check.fail("block-sparse data needs at least two levels", "tensors", name, "block")
-        tensors[name] = TensorDecl(name, tuple(shape), tuple(formats), source,
-                                   float(density) if density is not None else None, block,
-                                   check.keys.line("tensors", name))
+        tensors[name] = _parse_tensor(check, name, spec, dims)
     return tensors
 
 
-def _parse_ops(check: _Checker, items, tensors: dict[str, TensorDecl], dims) -> list[Op]:
-    if not isinstance(items, list) or not items:
+def _parse_tensor(check: _Checker, name: str, spec, dims) -> TensorDecl:
+    at = ("tensors", name)
+    spec = check.table(spec, "a table with shape and format", *at,
+                       fix=f'e.g. {name} = {{ shape = ["N", "N"], source = "random" }}')
+    check.unknown_keys(spec, TENSOR_KEYS, *at)
+    shape = spec.get("shape")
+    if not isinstance(shape, list) or not all(isinstance(d, str) for d in shape):
+        check.fail("shape must be a list of dimension names", *at, "shape", fix='e.g. shape = ["N", "F"]')
+    check.at_most(len(shape), MAX_TENSOR_ORDER, "dimensions", *at, "shape",
+                  fix="reshape the data into a tensor of fewer dimensions")
+    for dim in shape:
+        if dim not in dims:
+            check.fail(f"unknown dimension {show(dim)}", *at, "shape",
+                       fix=f"declare it in [dims] (known: {_some(dims)})")
+    formats = spec.get("format", ["dense"] * len(shape))
+    if not isinstance(formats, list) or not all(isinstance(f, str) for f in formats):
+        check.fail("format must be a list of level formats", *at, "format",
+                   fix='e.g. format = ["dense", "compressed"]')
+    if len(formats) != len(shape):
+        check.fail(f"format lists {len(formats)} levels but the shape has {len(shape)}", *at, "format",
+                   fix="give one format per level, in storage order")
+    for fmt in formats:
+        if fmt not in FORMATS:
+            check.fail(f"unknown level format {show(fmt)}", *at, "format",
+                       fix="each level is \"dense\" or \"compressed\"")
+    source = spec.get("source")
+    if source is not None and source not in SOURCES:
+        check.fail(f"unknown data source {show(source)}", *at, "source",
+                   fix=f"use one of: {', '.join(SOURCES)}; computed tensors have no source")
+    density = spec.get("density")
+    if density is not None:
+        # TOML allows nan and inf; neither is a fraction.
+        if isinstance(density, bool) or not isinstance(density, (int, float)) or not math.isfinite(density) \
+                or not 0 < density <= 1:
+            check.fail(f"density must be a number in (0, 1], got {show(density)}", *at, "density",
+                       fix="give the fraction of entries stored, e.g. density = 0.1")
+        if source != "random":
+            check.fail("density applies only to source = \"random\"", *at, "density",
+                       fix="remove density, or set source = \"random\"")
+    block = spec.get("block")
+    if block is not None:
+        if isinstance(block, bool) or not isinstance(block, int) or not 1 <= block <= MAX_BLOCK:
+            check.fail(f"block must be a whole number from 1 to {MAX_BLOCK}, got {show(block)}", *at, "block",
+                       fix="give the edge of a block-sparse tile, e.g. block = 16")
+        if len(shape) < 2:
+            check.fail("block-sparse data needs at least two levels", *at, "block",
+                       fix="remove block, or give the tensor two or more dimensions")
+        too_small = [d for d in shape[-2:] if isinstance(dims[d], int) and dims[d] < block]
+        if too_small:
+            check.fail(f"block {block} is larger than dimension {too_small[0]} = {dims[too_small[0]]}", *at, "block",
+                       fix=f"use a block of at most {min(dims[d] for d in too_small)}")
+    return TensorDecl(name, tuple(shape), tuple(formats), source,
+                      float(density) if density is not None else None, block, check.keys.line(*at))
+
+
+def _parse_ops(check: _Checker, items, tensors: dict[str, TensorDecl]) -> list[Op]:
+    if items is None or items == []:
         check.fail("missing [[ops]]: a program needs at least one op",
                    fix='add [[ops]] with expr = "T(i,j) = A(i,k) * B(k,j)"')
+    if not isinstance(items, list):
+        check.fail("must be an array of tables, one [[ops]] entry per op", "ops",
+                   fix='write each op as [[ops]] followed by expr = "..."')
+    check.at_most(len(items), MAX_OPS, "ops", "ops")
+    statements = [_parse_statement(check, index, item) for index, item in enumerate(items)]
+    # The first op writing each tensor, so a read before it can say so.
+    writer: dict[str, int] = {}
+    for index, statement in enumerate(statements):
+        writer.setdefault(statement.output.tensor, index)
     ops: list[Op] = []
     names: set[str] = set()
     computed: dict[str, int] = {}
-    for index, item in enumerate(items):
-        if not isinstance(item, dict):
-            check.fail("each [[ops]] entry must be a table", "ops", index)
-        check.unknown_keys(item, OP_KEYS, "ops", index)
-        text = item.get("expr")
-        if not isinstance(text, str):
-            check.fail("missing expr", "ops", index, fix='e.g. expr = "T(i,j) = A(i,k) * B(k,j)"')
-        try:
-            statement = parse_statement(text)
-        except ExprSyntaxError as exc:
-            check.fail(f"cannot parse {text!r}: {exc}", "ops", index, "expr")
+    for index, (item, statement) in enumerate(zip(items, statements)):
+        _check_statement(check, index, statement, tensors, computed, writer)
         reduce = item.get("reduce", "sum")
         if reduce not in REDUCTIONS:
-            check.fail(f"unknown reduction {reduce!r}", "ops", index, "reduce",
+            check.fail(f"unknown reduction {show(reduce)}", "ops", index, "reduce",
                        fix=f"use one of: {', '.join(REDUCTIONS)}")
         name = item.get("name", statement.output.tensor)
-        if not isinstance(name, str) or not name:
-            check.fail("must be a non-empty string", "ops", index, "name")
+        check.identifier(name, "op", "ops", index, "name")
         if name in names:
             check.fail(f"duplicate op name {name!r}", "ops", index, "name", fix="op names must be unique")
         names.add(name)
-        out = statement.output
-        declared_out = tensors.get(out.tensor)
-        if declared_out is not None and declared_out.source is not None:
-            check.fail(f"op writes {out.tensor!r}, which is an input with source {declared_out.source!r}",
-                       "ops", index, "expr", fix="write to a new tensor name")
-        if out.tensor in computed:
-            check.fail(f"tensor {out.tensor!r} is already computed by op {computed[out.tensor] + 1}",
-                       "ops", index, "expr", fix="each tensor is computed by exactly one op")
-        if len(set(out.indices)) != len(out.indices):
-            check.fail(f"output {out} repeats an index", "ops", index, "expr")
-        extents: dict[str, tuple[str, str]] = {}
-        for access in [out, *accesses(statement.expr)]:
-            is_output = access is out
-            decl = tensors.get(access.tensor)
-            if decl is None and not is_output and access.tensor not in computed:
-                later = [i for i, it in enumerate(items) if isinstance(it, dict)
-                         and isinstance(it.get("expr"), str) and it["expr"].split("(")[0].split("=")[0].strip() == access.tensor]
-                if later and later[0] > index:
-                    check.fail(f"tensor {access.tensor!r} is used before the op that computes it",
-                               "ops", index, "expr", fix="list ops in dependency order")
-                check.fail(f"unknown tensor {access.tensor!r}", "ops", index, "expr",
-                           fix="declare it under [tensors] with shape, format and source "
-                               f"(functions are: {', '.join(FUNCTIONS)})")
-            if decl is None and not is_output:
-                decl = tensors[access.tensor]
-            if len(set(access.indices)) != len(access.indices):
-                check.fail(f"{access} repeats an index; diagonal access is not supported", "ops", index, "expr")
-            if decl is None:
-                continue  # undeclared output: its shape is inferred below
-            if len(access.indices) != decl.order:
-                check.fail(f"{access} uses {len(access.indices)} indices but {access.tensor!r} has "
-                           f"{decl.order} dimensions", "ops", index, "expr")
-            for position, (var, dim) in enumerate(zip(access.indices, decl.dims)):
-                if var in extents and extents[var][0] != dim:
-                    first_dim, first_at = extents[var]
-                    check.fail(f"index {var!r} is used with two different extents: {first_dim} in {first_at} "
-                               f"and {dim} in {access}", "ops", index, "expr",
-                               fix="use a different index name, or make the shapes agree")
-                extents.setdefault(var, (dim, str(access)))
-        for var in out.indices:
-            if var not in extents:
-                check.fail(f"output index {var!r} does not appear on the right-hand side", "ops", index, "expr",
-                           fix="every output index must be bound by an input")
-        if out.tensor not in tensors:
-            shape = tuple(extents[v][0] for v in out.indices)
-            tensors[out.tensor] = TensorDecl(out.tensor, shape, ("dense",) * len(shape), None)
-        elif tensors[out.tensor].order != len(out.indices):
-            check.fail(f"{out} uses {len(out.indices)} indices but {out.tensor!r} is declared with "
-                       f"{tensors[out.tensor].order} dimensions", "ops", index, "expr")
-        computed[out.tensor] = index
+        computed[statement.output.tensor] = index
         ops.append(Op(name, statement, reduce, check.keys.line("ops", index, "expr")))
+    for index, op in enumerate(ops):
+        # One name, one thing: an op may share only its own output's name.
+        if op.name in tensors and op.name != op.output.tensor:
+            check.fail(f"op name {op.name!r} is the name of another tensor", "ops", index, "name",
+                       fix=f"name the op after its output ({op.output.tensor!r}) or choose a name no tensor has")
     for name, decl in tensors.items():
         if decl.source is None and name not in computed:
             check.fail(f"tensor {name!r} has no source and no op computes it", "tensors", name,
                        fix=f"give it a source ({', '.join(SOURCES)}) or compute it in an op")
     return ops
+
+
+def _parse_statement(check: _Checker, index: int, item) -> Statement:
+    at = ("ops", index)
+    item = check.table(item, "a table", *at, fix='each [[ops]] entry holds expr = "..." and optional name, reduce')
+    check.unknown_keys(item, OP_KEYS, *at)
+    text = item.get("expr")
+    if text is None:
+        check.fail("missing expr", *at, fix='e.g. expr = "T(i,j) = A(i,k) * B(k,j)"')
+    if not isinstance(text, str):
+        check.fail(f"expr must be a string, got {show(text)}", *at, "expr",
+                   fix='e.g. expr = "T(i,j) = A(i,k) * B(k,j)"')
+    try:
+        return parse_statement(text)
+    except ExprTooLargeError as exc:
+        check.fail(f"too large to read: {exc}", *at, "expr", fix=exc.fix)
+    except ExprSyntaxError as exc:
+        check.fail(f"cannot parse {show(text)}: {exc}", *at, "expr", fix=exc.fix)
+
+
+def _check_statement(check: _Checker, index: int, statement: Statement, tensors: dict[str, TensorDecl],
+                     computed: dict[str, int], writer: dict[str, int]) -> None:
+    """Names, arities and extents of one op; adds an undeclared output to `tensors`."""
+    at = ("ops", index, "expr")
+    out = statement.output
+    declared_out = tensors.get(out.tensor)
+    if declared_out is not None and declared_out.source is not None:
+        check.fail(f"op writes {out.tensor!r}, which is an input with source {declared_out.source!r}", *at,
+                   fix="write to a new tensor name")
+    if out.tensor in computed:
+        check.fail(f"tensor {out.tensor!r} is already computed by op {computed[out.tensor] + 1}", *at,
+                   fix="each tensor is computed by exactly one op")
+    if len(set(out.indices)) != len(out.indices):
+        check.fail(f"output {out} repeats an index", *at, fix="name each output index once, e.g. T(i,j)")
+    extents: dict[str, tuple[str, str]] = {}
+    for access in accesses(statement.expr):
+        if access.tensor == out.tensor:
+            check.fail(f"op reads its own output {out.tensor!r}", *at,
+                       fix=f"write the result to a new tensor and read {out.tensor!r} in a later op")
+        decl = tensors.get(access.tensor)
+        if access.tensor not in computed and (decl is None or decl.source is None):
+            if writer.get(access.tensor, -1) > index:
+                check.fail(f"tensor {access.tensor!r} is used before the op that computes it", *at,
+                           fix="list ops in dependency order")
+            if decl is None:
+                check.fail(f"unknown tensor {access.tensor!r}", *at,
+                           fix="declare it under [tensors] with shape, format and source "
+                               f"(functions are: {', '.join(FUNCTIONS)})")
+            check.fail(f"tensor {access.tensor!r} has no source and no op computes it", *at,
+                       fix=f"give it a source ({', '.join(SOURCES)}) or compute it in an earlier op")
+        _bind_indices(check, at, access, decl, extents)
+    if declared_out is not None:
+        if declared_out.order != len(out.indices):
+            check.fail(f"{out} uses {len(out.indices)} indices but {out.tensor!r} is declared with "
+                       f"{declared_out.order} dimensions", *at, fix="give the output one index per dimension")
+        _bind_indices(check, at, out, declared_out, extents)
+    for var in out.indices:
+        if var not in extents:
+            check.fail(f"output index {var!r} does not appear on the right-hand side", *at,
+                       fix="every output index must be bound by an input")
+    if len(extents) > MAX_VARS:
+        check.fail(f"the op has {len(extents)} index variables, more than the {MAX_VARS} allowed", *at,
+                   fix="split it into several ops, each with fewer index variables")
+    if declared_out is None:
+        shape = tuple(extents[v][0] for v in out.indices)
+        tensors[out.tensor] = TensorDecl(out.tensor, shape, ("dense",) * len(shape), None)
+
+
+def _bind_indices(check: _Checker, at: tuple, access, decl: TensorDecl, extents: dict) -> None:
+    """Record each index variable's dimension; one variable must keep one dimension."""
+    if len(set(access.indices)) != len(access.indices):
+        check.fail(f"{access} repeats an index; diagonal access is not supported", *at,
+                   fix="use a distinct index per dimension")
+    if len(access.indices) != decl.order:
+        check.fail(f"{access} uses {len(access.indices)} indices but {access.tensor!r} has "
+                   f"{decl.order} dimensions", *at, fix=f"give {access.tensor} one index per dimension")
+    for var, dim in zip(access.indices, decl.dims):
+        if var in extents and extents[var][0] != dim:
+            first_dim, first_at = extents[var]
+            check.fail(f"index {var!r} is used with two different extents: {first_dim} in {first_at} "
+                       f"and {dim} in {access}", *at, fix="use a different index name, or make the shapes agree")
+        extents.setdefault(var, (dim, str(access)))
 
 
 def _check_sources_match_data(check: _Checker, program: Program) -> None:
@@ -263,4 +397,8 @@ def _check_sources_match_data(check: _Checker, program: Program) -> None:
                    fix='add [data] preset = "cora" (or another preset)')
     for name, decl in program.tensors.items():
         if decl.source == "graph.adjacency" and (decl.order != 2 or decl.dims[0] != decl.dims[1]):
-            check.fail("graph.adjacency needs a square two-dimensional tensor", "tensors", name, "shape")
+            check.fail("graph.adjacency needs a square two-dimensional tensor", "tensors", name, "shape",
+                       fix='e.g. shape = ["N", "N"]')
+        if decl.source == "graph.features" and decl.order != 2:
+            check.fail("graph.features needs a two-dimensional tensor (vertices x features)", "tensors", name,
+                       "shape", fix='e.g. shape = ["N", "F"]')

@@ -4,7 +4,11 @@ A grouping is legal when every region
   * is weakly connected in the op graph,
   * is convex: no path leaves the region and comes back into it,
   * unifies: fusing does not identify two different index variables of one op,
+  * has at most ir.MAX_VARS loop variables, so its orders can be counted,
 and the regions, contracted, still form an acyclic graph (so they can run one after another).
+
+The number of groupings can double with every op, so enumerating them spends from two
+budgets (MAX_GROUPINGS, MAX_FUSION_STEPS) and stops with a ResourceError past either.
 """
 
 from __future__ import annotations
@@ -13,9 +17,18 @@ from collections.abc import Iterator
 
 import networkx as nx
 
-from fuseflow.ir import Program, UnificationError, unify_region
+from fuseflow.budget import WorkBudget
+from fuseflow.ir import MAX_VARS, Program, UnificationError, unify_region
 
 Grouping = tuple[tuple[str, ...], ...]
+
+#: Legal groupings one program may have; the bundled programs have at most a few hundred.
+MAX_GROUPINGS = 10_000
+#: Work while enumerating them, in ops touched: by each candidate region built and examined,
+#: and by each grouping checked for cycles. About a microsecond each.
+MAX_FUSION_STEPS = 2_000_000
+_FUSION_FIX = ("split the program into smaller programs: the fusion groupings grow exponentially "
+               "with the number of ops that can fuse")
 
 
 def region_problem(program: Program, group: tuple[str, ...] | list[str]) -> str | None:
@@ -29,7 +42,7 @@ def region_problem(program: Program, group: tuple[str, ...] | list[str]) -> str 
 
 def _region_problem(program: Program, group: tuple[str, ...] | list[str]) -> str | None:
     members = set(group)
-    unknown = members - set(program.op_by_name)
+    unknown = {m for m in members if m not in program.op_by_name}
     if unknown:
         return f"unknown op(s) {', '.join(sorted(unknown))}"
     if not members:
@@ -37,26 +50,52 @@ def _region_problem(program: Program, group: tuple[str, ...] | list[str]) -> str
     sub = program.graph.subgraph(members)
     if not nx.is_weakly_connected(sub):
         return f"ops {sorted(members)} are not connected"
-    # Convex: no node outside the group lies on a path between two members.
-    outside_reachable = set()
-    for node in members:
-        for succ in program.graph.successors(node):
-            if succ not in members:
-                outside_reachable |= {succ} | nx.descendants(program.graph, succ)
-    if outside_reachable & members:
+    if not _is_convex(program, members):
         return f"ops {sorted(members)} are not convex: a path leaves the region and re-enters it"
     try:
         region = unify_region(program, tuple(group))
     except UnificationError as exc:
         return str(exc)
+    if len(region.vars) > MAX_VARS:
+        return (f"the region would have {len(region.vars)} loop variables, more than the {MAX_VARS} "
+                f"a region may have")
     return _second_pass_problem(program, region, sub)
+
+
+def _is_convex(program: Program, members: set[str]) -> bool:
+    """No path leaves the group and comes back. Ops are listed in dependency order, so such a
+    path only visits ops before the group's last one: the search stays inside that span."""
+    position = program.op_position
+    last = max(position[m] for m in members)
+    frontier = [s for m in members for s in program.graph.successors(m)
+                if s not in members and position[s] < last]
+    seen = set(frontier)
+    while frontier:
+        node = frontier.pop()
+        for succ in program.graph.successors(node):
+            if succ in members:
+                return False
+            if succ not in seen and position[succ] < last:
+                seen.add(succ)
+                frontier.append(succ)
+    return True
 
 
 def _second_pass_problem(program: Program, region, sub: nx.DiGraph) -> str | None:
     """A single streaming pass cannot use a reduction's result inside that reduction's own loop
     (softmax's `exp(S(i,j) - max_j S(i,j))`): the consumer would need a second pass over j."""
+    # Variables reduced by some op upstream of each op, in one pass in program order.
+    reduced_above: dict[str, set[str]] = {}
+    for name in region.ops:
+        above: set[str] = set()
+        for pred in sub.predecessors(name):
+            above |= reduced_above[pred]
+            above |= {region.op_vars[pred][v] for v in program.op_by_name[pred].reduction_vars}
+        reduced_above[name] = above
     for consumer in region.ops:
         used = region.op_region_vars(consumer)
+        if not used & reduced_above[consumer]:
+            continue
         for producer in nx.ancestors(sub, consumer):
             op = program.op_by_name[producer]
             reduced = {region.op_vars[producer][v] for v in op.reduction_vars}
@@ -95,24 +134,66 @@ def canonical(program: Program, grouping) -> Grouping:
 
 
 def legal_groupings(program: Program) -> Iterator[Grouping]:
-    """Every legal grouping, each once, in canonical form."""
-    names = [op.name for op in program.ops]
+    """Every legal grouping, each once, in canonical form.
 
-    def extend(remaining: tuple[str, ...], groups: list[tuple[str, ...]]) -> Iterator[Grouping]:
-        if not remaining:
-            grouping = tuple(groups)
-            if cyclic_groups_problem(program, grouping) is None:
-                yield grouping
-            return
+    Depth first: the group holding the first remaining op (each connected candidate, in the
+    order of its bit mask over the remaining ops), then the groupings of the ops left. An
+    explicit stack, as a grouping of a long program nests as deep as it has regions."""
+    where = program.path or program.name
+    found = WorkBudget(MAX_GROUPINGS, "legal fusion groupings", where, _FUSION_FIX)
+    steps = WorkBudget(MAX_FUSION_STEPS, "steps enumerating fusion groupings", where, _FUSION_FIX)
+    graph = program.graph
+    neighbours = {n: set(graph.predecessors(n)) | set(graph.successors(n)) for n in graph.nodes}
+
+    def choices(remaining: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], tuple[str, ...]]]:
+        """(legal group holding remaining[0], the ops left) pairs."""
         first, rest = remaining[0], remaining[1:]
-        # The group holding the first remaining op: that op plus any subset of the rest.
-        for mask in range(1 << len(rest)):
-            group = (first,) + tuple(op for bit, op in enumerate(rest) if mask >> bit & 1)
+        bit = {op: 1 << index for index, op in enumerate(rest)}
+        for members in sorted(_connected_sets(first, set(rest), neighbours, steps),
+                              key=lambda m: sum(bit[op] for op in m if op != first)):
+            group = (first,) + tuple(op for op in rest if op in members)
+            steps.spend(len(group))
             if region_problem(program, group) is None:
-                left = tuple(op for op in rest if op not in group)
-                yield from extend(left, groups + [group])
+                yield group, tuple(op for op in rest if op not in members)
 
-    yield from extend(tuple(names), [])
+    stack = [(choices(tuple(op.name for op in program.ops)), [])]
+    while stack:
+        pending, groups = stack[-1]
+        choice = next(pending, None)
+        if choice is None:
+            stack.pop()
+            continue
+        group, left = choice
+        if left:
+            stack.append((choices(left), groups + [group]))
+            continue
+        grouping = tuple(groups + [group])
+        steps.spend(len(program.ops))
+        if cyclic_groups_problem(program, grouping) is None:
+            found.spend()
+            yield grouping
+
+
+def _connected_sets(first: str, allowed: set[str], neighbours: dict[str, set[str]],
+                    steps: WorkBudget) -> list[frozenset[str]]:
+    """Every set of ops holding `first` and some of `allowed` that is connected in the op graph
+    (edges taken in either direction), each once: a set is grown by one neighbour at a time,
+    and a neighbour passed over is banned from the rest of that branch."""
+    found: list[frozenset[str]] = []
+    stack = [(frozenset([first]), [n for n in neighbours[first] if n in allowed], frozenset())]
+    while stack:
+        members, candidates, banned = stack.pop()
+        steps.spend(len(members) + len(candidates))  # what building this set and its children costs
+        found.append(members)
+        passed = set(banned)
+        offered = set(candidates)
+        for index, op in enumerate(candidates):
+            later = candidates[index + 1:]
+            new = [n for n in neighbours[op] if n in allowed and n not in members and n not in passed
+                   and n not in offered]
+            stack.append((members | {op}, later + new, frozenset(passed)))
+            passed.add(op)
+    return found
 
 
 def cyclic_groups_problem(program: Program, grouping) -> str | None:

@@ -19,6 +19,13 @@ COMPRESSED = "compressed"
 FORMATS = (DENSE, COMPRESSED)
 REDUCTIONS = ("sum", "max")
 
+#: Loop variables of one region, and so index variables of one op: legal orders are counted
+#: by dynamic programming over subsets of them (fuseflow.orders), 2**MAX_VARS states at most.
+MAX_VARS = 16
+#: A dimension's extent. Products of MAX_VARS extents (dense sizes, loop points, FLOPs) stay
+#: finite floats: 2**(40 * 16) is far below the float maximum of about 2**1024.
+MAX_EXTENT = 2**40
+
 
 @dataclass(frozen=True)
 class TensorDecl:
@@ -137,8 +144,13 @@ class Program:
                     graph.add_edge(source, op.name, tensors=sorted(set(tensors) | {access.tensor}))
         return graph
 
+    @cached_property
+    def op_position(self) -> dict[str, int]:
+        """Op name -> its index in program order."""
+        return {op.name: index for index, op in enumerate(self.ops)}
+
     def op_index(self, name: str) -> int:
-        return [op.name for op in self.ops].index(name)
+        return self.op_position[name]
 
     def var_dim(self, op: Op, var: str) -> str:
         """The dimension an op's local index variable ranges over."""
@@ -207,7 +219,8 @@ def unify_region(program: Program, ops: list[str] | tuple[str, ...]) -> Region:
 
 
 def _unify_region(program: Program, ops: list[str] | tuple[str, ...]) -> Region:
-    members = [op.name for op in program.ops if op.name in set(ops)]
+    position = program.op_position
+    members = sorted((name for name in set(ops) if name in position), key=position.__getitem__)
     parent: dict[tuple[str, str], tuple[str, str]] = {}
 
     def find(key: tuple[str, str]) -> tuple[str, str]:

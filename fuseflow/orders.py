@@ -4,8 +4,10 @@ A sparse operand (one with a compressed level) must be traversed concordantly: t
 of each storage level is iterated after the variable of the level above it. With
 `dense_fixed=True`, dense operands' storage orders are fixed too.
 
-Orders are counted with dynamic programming over subsets of variables (2^n states), so
-counting never enumerates, and they can be ranked, unranked and enumerated lazily.
+Orders are counted with dynamic programming over subsets of variables (2^n states, with
+n at most ir.MAX_VARS), so counting never enumerates, and they can be ranked, unranked and
+enumerated lazily. Enumerating all of them is factorial in n: callers that list every order
+bound how many (fuseflow.facts, fuseflow.space_size).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from fuseflow.ir import Region
+from fuseflow.ir import MAX_VARS, Region
 
 
 def precedence_pairs(region: Region, dense_fixed: bool = False) -> set[tuple[str, str]]:
@@ -50,6 +52,9 @@ class OrderSpace:
     def _completions(self) -> dict[int, int]:
         """placed-set mask -> number of ways to order the remaining variables."""
         n = len(self.vars)
+        # Up to 2**n states: the program reader and fusion.region_problem keep n within MAX_VARS.
+        if n > MAX_VARS:
+            raise ValueError(f"{n} loop variables reached the order counter; at most {MAX_VARS} may")
         full = (1 << n) - 1
         preds = self._pred_masks
         ways: dict[int, int] = {full: 1}

@@ -3,6 +3,8 @@
     |S| = Σ_groupings Π_regions Σ_orders ( Π_levels |par factors(level)| × |stream shapes(innermost)| × |block modes| )
 
 This is the closed form the navigator's count must agree with (docs/fuseflow-library.md).
+It visits every legal order of every region, so the orders it visits are bounded by
+MAX_VISITED_ORDERS.
 """
 
 from __future__ import annotations
@@ -10,16 +12,30 @@ from __future__ import annotations
 import math
 
 from fuseflow.binding import Binding
+from fuseflow.budget import WorkBudget
 from fuseflow.fusion import legal_groupings
 from fuseflow.ir import Program, unify_region
 from fuseflow.orders import OrderSpace
 from fuseflow.schedule import allowed_stream_shapes, block_sparse_choices, levels
 
 
-def region_space(program: Program, binding: Binding, ops) -> dict:
+#: Orders visited across all regions of one program (graphsage, the largest bundled space, has 14,859).
+MAX_VISITED_ORDERS = 100_000
+
+
+def _order_budget(program: Program) -> WorkBudget:
+    return WorkBudget(MAX_VISITED_ORDERS, "dataflow orders to visit for the closed-form count",
+                      program.path or program.name,
+                      "split the program into smaller programs: a region's orders grow factorially with "
+                      "the loop variables no sparse operand orders")
+
+
+def region_space(program: Program, binding: Binding, ops, budget: WorkBudget | None = None) -> dict:
     region = unify_region(program, tuple(ops))
     space = OrderSpace.of_region(region)
     blocks = len(block_sparse_choices(region))
+    budget = budget or _order_budget(program)
+    budget.spend(space.count())  # before visiting any: counting is cheap, visiting is not
     total = 0
     for order in space:
         lvls = levels(region, order, binding)
@@ -32,11 +48,12 @@ def schedule_space_size(program: Program, binding: Binding) -> dict:
     regions: dict[tuple[str, ...], dict] = {}
     groupings = []
     total = 0
+    budget = _order_budget(program)
     for grouping in legal_groupings(program):
         product = 1
         for ops in grouping:
             if ops not in regions:
-                regions[ops] = region_space(program, binding, ops)
+                regions[ops] = region_space(program, binding, ops, budget)
             product *= regions[ops]["schedules"]
         groupings.append({"grouping": [list(g) for g in grouping], "schedules": product})
         total += product

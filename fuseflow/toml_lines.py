@@ -3,14 +3,29 @@
 tomllib reports positions only for syntax errors; for semantic errors we scan the text
 for table headers and `key =` lines. It is a best effort: when a key cannot be found the
 error names the key path alone.
+
+The scan runs on any text the TOML parser accepted, so its patterns use possessive
+quantifiers: they never backtrack, and a line costs time linear in its length however it
+is built (a lazy pattern once took minutes on a line of ten thousand spaces).
 """
 
 from __future__ import annotations
 
 import re
 
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
-_KEY = re.compile(r"^\s*([A-Za-z0-9_\-\"']+(?:\s*\.\s*[A-Za-z0-9_\-\"']+)*)\s*=")
+_BARE = r"[A-Za-z0-9_\-]++"
+_QUOTED = r"\"[^\"\n]*+\"|'[^'\n]*+'"
+_KEY_PART = rf"(?:{_BARE}|{_QUOTED})"
+_DOTTED = rf"{_KEY_PART}(?:[ \t]*+\.[ \t]*+{_KEY_PART})*+"
+
+_HEADER = re.compile(rf"[ \t]*+(\[\[?+)[ \t]*+({_DOTTED})[ \t]*+\]\]?+[ \t]*+(?:#.*+)?+")
+_KEY = re.compile(rf"[ \t]*+({_DOTTED})[ \t]*+=")
+_INLINE_KEY = re.compile(rf"[{{,][ \t]*+({_BARE})[ \t]*+=")
+_PARTS = re.compile(_KEY_PART)
+
+
+def _parts(dotted: str) -> tuple[str, ...]:
+    return tuple(part.strip("\"'") for part in _PARTS.findall(dotted))
 
 
 class KeyLines:
@@ -21,9 +36,9 @@ class KeyLines:
         table: tuple = ()
         array_counts: dict[tuple, int] = {}
         for number, line in enumerate(text.splitlines(), start=1):
-            header = _HEADER.match(line)
+            header = _HEADER.fullmatch(line)
             if header:
-                path = tuple(part.strip().strip("\"'") for part in header.group(2).split("."))
+                path = _parts(header.group(2))
                 if header.group(1) == "[[":
                     index = array_counts.get(path, 0)
                     array_counts[path] = index + 1
@@ -34,12 +49,11 @@ class KeyLines:
                 continue
             key = _KEY.match(line)
             if key:
-                parts = tuple(p.strip().strip("\"'") for p in key.group(1).split("."))
-                full = table + parts
+                full = table + _parts(key.group(1))
                 for depth in range(len(table) + 1, len(full) + 1):
                     self.lines.setdefault(full[:depth], number)
                 # keys inside an inline table on the same line: `A = { shape = [...], format = [...] }`
-                for inner in re.finditer(r"[{,]\s*([A-Za-z0-9_\-]+)\s*=", line):
+                for inner in _INLINE_KEY.finditer(line):
                     self.lines.setdefault(full + (inner.group(1),), number)
 
     def line(self, *path) -> int | None:

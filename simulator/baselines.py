@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 from fuseflow.binding import Binding
 from fuseflow.cost import region_cost
-from fuseflow.fusion import fully_fused, legal_groupings, region_problem, unfused
+from fuseflow.budget import WorkBudget
+from fuseflow.fusion import MAX_FUSION_STEPS, fully_fused, legal_groupings, region_problem, unfused
 from fuseflow.hardware import Hardware
 from fuseflow.ir import Program, Region, unify_region
 from fuseflow.lower.contexts import region_contexts
@@ -68,11 +69,13 @@ def per_layer_grouping(program: Program, policy: str = "accumulate", dense_fixed
 
 
 def runs_without_recomputation(program: Program, ops: tuple[str, ...], policy: str,
-                               dense_fixed: bool = False) -> bool:
+                               dense_fixed: bool = False, steps: WorkBudget | None = None) -> bool:
     """Whether some legal order runs every op of the region over its own variables only (no
     loop of another op above it, no partial sums streamed through it)."""
     region = unify_region(program, ops)
     for order in OrderSpace.of_region(region, dense_fixed):
+        if steps is not None:
+            steps.spend()
         ctx = region_contexts(program, region, order, policy)
         if all(set(ctx.chain[n]) <= region.op_region_vars(n) for n in region.ops):
             return True
@@ -84,10 +87,13 @@ def _fewest_regions(program: Program, ops: tuple[str, ...], policy: str,
     """The partition of a layer into the fewest legal regions that run without recomputation
     (ties: larger regions first, in program order)."""
     best: list | None = None
+    # Subsets of a layer and orders of its regions: exponential, so bounded (issue 9).
+    steps = WorkBudget(MAX_FUSION_STEPS, "steps choosing the per-layer baseline's regions",
+                       program.path or program.name, "split the program into smaller programs")
 
     def ok(group: tuple[str, ...]) -> bool:
         return region_problem(program, group) is None and (
-            len(group) == 1 or runs_without_recomputation(program, group, policy, dense_fixed))
+            len(group) == 1 or runs_without_recomputation(program, group, policy, dense_fixed, steps))
 
     def search(remaining: tuple[str, ...], groups: list[tuple[str, ...]]) -> None:
         nonlocal best
@@ -97,8 +103,10 @@ def _fewest_regions(program: Program, ops: tuple[str, ...], policy: str,
             best = list(groups)
             return
         first, rest = remaining[0], remaining[1:]
+        steps.spend(1 << len(rest))
         subsets = sorted(range(1 << len(rest)), key=lambda m: -bin(m).count("1"))
         for mask in subsets:
+            steps.spend(len(remaining))
             group = (first,) + tuple(op for bit, op in enumerate(rest) if mask >> bit & 1)
             if ok(group):
                 search(tuple(op for op in rest if op not in group), groups + [group])
