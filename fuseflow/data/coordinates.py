@@ -11,8 +11,14 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from fuseflow.data.limits import (IDS_PER_EDGE, MAX_VERTICES, SPARSE_ID_LIMIT, check_graph_memory, describe_value,
-                                  refuse_empty_graph)
+from fuseflow.data.limits import (
+    IDS_PER_EDGE,
+    MAX_VERTICES,
+    SPARSE_ID_LIMIT,
+    check_graph_memory,
+    describe_value,
+    refuse_empty_graph,
+)
 from fuseflow.errors import DataError
 
 

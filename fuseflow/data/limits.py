@@ -49,6 +49,12 @@ def describe_value(value) -> str:
     return f"a {type(value).__name__}"
 
 
+def one_line(text: str, limit: int = 200) -> str:
+    """A library's error message for a one-line report: whitespace collapsed, cut at `limit`."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def check_vertex_count(n_vertices: int, n_entries: int, where: str, *, declared: str, fix: str) -> int:
     """Refuse a declared vertex count that cannot be stored, or one far beyond what the
     stored entries need (the row pointer alone costs 8 bytes per vertex)."""

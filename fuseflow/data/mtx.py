@@ -23,8 +23,15 @@ import scipy.io
 import scipy.sparse as sp
 
 from fuseflow.data.graph import GraphData
-from fuseflow.data.limits import (SMALLER_GRAPH, check_finite, check_graph_memory, check_vertex_count,
-                                  describe_value, refuse_empty_graph)
+from fuseflow.data.limits import (
+    SMALLER_GRAPH,
+    check_finite,
+    check_graph_memory,
+    check_vertex_count,
+    describe_value,
+    one_line,
+    refuse_empty_graph,
+)
 from fuseflow.errors import DataError
 from fuseflow.files import format_size, open_regular_file
 from fuseflow.memory import check_memory
@@ -175,19 +182,23 @@ def _check_sizes(header: MatrixMarketHeader, file_size: int, compressed: bool, w
         check_graph_memory(n, header.stored, where, "reading the Matrix Market file")
 
 
+_FIX_ENTRY = ("each entry line is 'row col value' ('row col' for pattern), with indices from 1 up to the size "
+              "line's and values that fit 64 bits; the size line's entry count must match the lines")
+
+
 def _read_matrix(stream, where: str):
     try:
         return scipy.io.mmread(stream)
     except Exception as exc:  # noqa: BLE001 - the reader raises several types for malformed input
-        message = str(exc)
+        message = str(exc) or type(exc).__name__
         line = re.match(r"Line (\d+): (.*)", message)
-        raise DataError(f"not a readable Matrix Market file ({line.group(2) if line else message or type(exc).__name__})",
-                        where=f"{where}:{line.group(1)}" if line else where, fix=_FIX_HEADER) from None
+        raise DataError(f"not a readable Matrix Market file ({one_line(line.group(2) if line else message)})",
+                        where=f"{where}:{line.group(1)}" if line else where, fix=_FIX_ENTRY) from None
 
 
 def _too_long(header: MatrixMarketHeader, limit: int, where: str) -> DataError:
-    return DataError(f"holds more than {format_size(limit)} of text, far more than its {header.entries:,} "
-                     f"declared entries need", where=where,
+    return DataError(f"holds more than {format_size(limit)} of text, far more than the {header.entries:,} "
+                     f"entries its size line declares need", where=where,
                      fix="fix the size line, or re-create the file (a compressed file that inflates this far "
                          "may be a decompression bomb)")
 
@@ -201,7 +212,7 @@ def load_mtx(path: PathLike) -> GraphData:
         try:
             header = read_header(_opened(raw, compression), where)
         except (OSError, EOFError) as exc:  # a damaged gzip/bz2 stream
-            raise DataError(f"cannot be decompressed ({exc})", where=where,
+            raise DataError(f"cannot be decompressed ({one_line(str(exc) or type(exc).__name__)})", where=where,
                             fix=f"check that the file is a complete .{compression} archive") from None
         _check_sizes(header, file_size, compression is not None, where)
         raw.seek(0)

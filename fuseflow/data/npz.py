@@ -21,8 +21,16 @@ import numpy.lib.format as npy
 import scipy.sparse as sp
 
 from fuseflow.data.graph import GraphData
-from fuseflow.data.limits import (MAX_VERTICES, check_finite, check_graph_memory, check_vertex_count,
-                                  describe_value, product, refuse_empty_graph)
+from fuseflow.data.limits import (
+    MAX_VERTICES,
+    check_finite,
+    check_graph_memory,
+    check_vertex_count,
+    describe_value,
+    one_line,
+    product,
+    refuse_empty_graph,
+)
 from fuseflow.errors import DataError
 from fuseflow.files import format_size, open_regular_file
 
@@ -68,7 +76,7 @@ class _Archive:
 
     def __init__(self, zf: zipfile.ZipFile, where: str):
         self.zf, self.where = zf, where
-        self.members = {(info.filename[:-4] if info.filename.endswith(".npy") else info.filename): info
+        self.members = {(info.filename.removesuffix(".npy")): info
                         for info in zf.infolist()}
 
     def keys(self) -> set[str]:
@@ -85,9 +93,9 @@ class _Archive:
             with self.zf.open(info) as member:
                 version = npy.read_magic(member)
                 if version == (1, 0):
-                    shape, fortran, dtype = npy.read_array_header_1_0(member)
+                    shape, _fortran, dtype = npy.read_array_header_1_0(member)
                 elif version == (2, 0):
-                    shape, fortran, dtype = npy.read_array_header_2_0(member)
+                    shape, _fortran, dtype = npy.read_array_header_2_0(member)
                 else:
                     raise self._fail(key, f"uses .npy format version {version[0]}.{version[1]}, which is not read",
                                      "save plain numeric arrays with numpy.savez")
@@ -136,7 +144,7 @@ class _Archive:
 
 
 def _reason(exc: Exception) -> str:
-    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return f"{type(exc).__name__}: {one_line(str(exc))}" if str(exc) else type(exc).__name__
 
 
 def _size(n: int) -> str:
@@ -209,6 +217,9 @@ def _csr(archive: _Archive, prefix: str, role: str, *, csc: bool = False,
     check_graph_memory(rows, nnz, where, f"reading the {role} matrix")
     arrays = [archive.read(h) for h in (data, indices, indptr)]
     try:
+        ends = (int(arrays[2][0]), int(arrays[2][-1]))
+        if ends != (0, nnz):  # scipy would silently ignore values past the last pointer
+            raise ValueError(f"{indptr.key} runs from {ends[0]} to {ends[1]}, not from 0 to the {nnz} values")
         matrix = sp.csr_matrix(tuple(arrays), shape=(rows, cols), copy=False)
         matrix.check_format(full_check=True)
     except (ValueError, TypeError, IndexError, OverflowError) as exc:

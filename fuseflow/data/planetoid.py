@@ -23,7 +23,7 @@ import numpy as np
 
 from fuseflow.data.coordinates import pattern_csr, vertex_count
 from fuseflow.data.graph import GraphData
-from fuseflow.data.limits import MAX_VERTICES, describe_value
+from fuseflow.data.limits import MAX_VERTICES, describe_value, one_line
 from fuseflow.errors import DataError
 from fuseflow.files import TEXT_LIMIT, read_user_bytes
 from fuseflow.memory import check_memory
@@ -84,10 +84,12 @@ def _printable(name: str) -> str:
 
 
 def _is_int(value) -> bool:
-    return type(value) is int  # noqa: E721 - bool and int subclasses are not vertex ids
+    return type(value) is int  # bool and int subclasses are not vertex ids
 
 
-class _DictOfListsUnpickler(pickle._Unpickler):  # noqa: SLF001 - the pure-Python unpickler: a dict memo
+# pickle._Unpickler is the pure-Python unpickler: its memo is a dict, where the C one keeps an
+# array as long as the largest memo index a file names.
+class _DictOfListsUnpickler(pickle._Unpickler):
     """Rebuilds dicts, defaultdicts, lists, ints and flat tuples, and nothing else."""
 
     def __init__(self, file, where: str):
@@ -151,7 +153,7 @@ class _DictOfListsUnpickler(pickle._Unpickler):  # noqa: SLF001 - the pure-Pytho
         raise DataError(f"refusing to call {describe_value(name)} while unpickling: only defaultdict(list) is allowed",
                         where=self.where, fix=_FIX)
 
-    dispatch = _Refused({code: function for code, function in pickle._Unpickler.dispatch.items()  # noqa: SLF001
+    dispatch = _Refused({code: function for code, function in pickle._Unpickler.dispatch.items()
                          if _OPCODE_NAMES.get(code) in _ALLOWED_OPCODES})
     dispatch.update({pickle.SETITEM[0]: load_setitem, pickle.SETITEMS[0]: load_setitems,
                      pickle.DICT[0]: load_dict, pickle.TUPLE[0]: load_tuple, pickle.TUPLE1[0]: load_tuple1,
@@ -170,7 +172,8 @@ def _unpickle(payload: bytes, where: str):
     except DataError:
         raise
     except Exception as exc:  # noqa: BLE001 - any failure of the pickle machinery means a bad file
-        raise DataError(f"not a readable pickle ({type(exc).__name__}: {describe_value(str(exc))})", where=where,
+        reason = f"{type(exc).__name__}: {one_line(str(exc))}" if str(exc) else type(exc).__name__
+        raise DataError(f"not a readable pickle ({reason})", where=where,
                         fix="pass a Planetoid ind.<name>.graph file") from None
 
 
