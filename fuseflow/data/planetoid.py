@@ -150,7 +150,7 @@ class _DictOfListsUnpickler(pickle._Unpickler):
             self.stack[-1] = collections.defaultdict(*args)
             return
         name = getattr(func, "__name__", type(func).__name__)
-        raise DataError(f"refusing to call {describe_value(name)} while unpickling: only defaultdict(list) is allowed",
+        raise DataError(f"refusing to call {_printable(str(name))} while unpickling: only defaultdict(list) is allowed",
                         where=self.where, fix=_FIX)
 
     dispatch = _Refused({code: function for code, function in pickle._Unpickler.dispatch.items()
