@@ -17,6 +17,24 @@ from fuseflow.expr import Access, Call, Const, Expr, FUNCTIONS, Neg
 from fuseflow.ir import Program, TensorDecl
 
 
+#: the largest extent a dimension may take, 2^40 (about 1.1e12). Anything larger is a typo: no
+#: tensor with such a dimension fits in memory, and products of a few extents stay finite and
+#: exact enough in the cost model's float arithmetic.
+MAX_EXTENT = 1 << 40
+
+
+def check_extent(name: str, value, where: str, fix: str) -> int:
+    """A dimension's extent, refused unless it is an integer in 1..MAX_EXTENT."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise DataError(f"dimension {name} must be a whole number, got {value!r}", where=where, fix=fix)
+    if value <= 0:
+        raise DataError(f"dimension {name} must be positive, got {value}", where=where, fix=fix)
+    if value > MAX_EXTENT:
+        raise DataError(f"dimension {name} = {value:,} is larger than the {MAX_EXTENT:,} Navigator allows",
+                        where=where, fix=fix)
+    return int(value)
+
+
 @dataclass(frozen=True)
 class TensorStats:
     """Stored coordinates at each level (level ℓ's count includes all fibers above it)."""
@@ -113,21 +131,23 @@ def bind(program: Program, data: str | Path | None = None, dims: dict[str, int] 
         if graph.labels is not None and len(graph.labels):
             bound_values["graph.classes"] = int(np.max(graph.labels)) + 1
     extents: dict[str, int] = {}
+    program_where = program.path or program.name
     for name, value in program.dims.items():
         if isinstance(value, int):
-            extents[name] = value
+            extents[name] = check_extent(name, value, f"{program_where} [dims] {name}",
+                                         f"set {name} to a whole number from 1 to {MAX_EXTENT:,}")
         elif value in bound_values:
-            extents[name] = int(bound_values[value])
+            extents[name] = check_extent(f"{name} = {value}", int(bound_values[value]), str(data or program_where),
+                                         f"use data with at least one entry along {value}, or override it with "
+                                         f"--dim {name}=N")
         else:
-            raise DataError(f"dimension {name} = {value!r} needs graph data", where=program.path or program.name,
+            raise DataError(f"dimension {name} = {value!r} needs graph data", where=program_where,
                             fix="set [data] preset or pass --data FILE")
     for name, value in (dims or {}).items():
         if name not in program.dims:
             raise DataError(f"unknown dimension {name!r}", where="--dim",
                             fix=f"the program's dimensions are: {', '.join(program.dims)}")
-        if value <= 0:
-            raise DataError(f"dimension {name} must be positive, got {value}", where="--dim")
-        extents[name] = int(value)
+        extents[name] = check_extent(name, value, "--dim", f"write --dim {name}=N with N from 1 to {MAX_EXTENT:,}")
 
     stats: dict[str, TensorStats] = {}
     densities: dict[str, float] = {}
