@@ -130,24 +130,27 @@ def bind(program: Program, data: str | Path | None = None, dims: dict[str, int] 
             bound_values["graph.features"] = graph.n_features
         if graph.labels is not None and len(graph.labels):
             bound_values["graph.classes"] = int(np.max(graph.labels)) + 1
+    overrides = dims or {}
+    for name in overrides:
+        if name not in program.dims:
+            raise DataError(f"unknown dimension {name!r}", where="--dim",
+                            fix=f"the program's dimensions are: {', '.join(program.dims)}")
     extents: dict[str, int] = {}
     program_where = program.path or program.name
     for name, value in program.dims.items():
-        if isinstance(value, int):
+        if name in overrides:  # replaces the program's value, whatever it was
+            extents[name] = check_extent(name, overrides[name], "--dim",
+                                         f"write --dim {name}=<extent> with an extent from 1 to {MAX_EXTENT:,}")
+        elif isinstance(value, int):
             extents[name] = check_extent(name, value, f"{program_where} [dims] {name}",
                                          f"set {name} to a whole number from 1 to {MAX_EXTENT:,}")
         elif value in bound_values:
             extents[name] = check_extent(f"{name} = {value}", int(bound_values[value]), str(data or program_where),
                                          f"use data with at least one entry along {value}, or override it with "
-                                         f"--dim {name}=N")
+                                         f"--dim {name}=<extent>")
         else:
             raise DataError(f"dimension {name} = {value!r} needs graph data", where=program_where,
                             fix="set [data] preset or pass --data FILE")
-    for name, value in (dims or {}).items():
-        if name not in program.dims:
-            raise DataError(f"unknown dimension {name!r}", where="--dim",
-                            fix=f"the program's dimensions are: {', '.join(program.dims)}")
-        extents[name] = check_extent(name, value, "--dim", f"write --dim {name}=N with N from 1 to {MAX_EXTENT:,}")
 
     stats: dict[str, TensorStats] = {}
     densities: dict[str, float] = {}

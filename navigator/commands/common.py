@@ -54,12 +54,12 @@ def parse_dims(values: list[str] | None) -> dict[str, int]:
         match = _DIM.fullmatch(item)
         if not match:
             raise UserError(f"cannot read {item[:60]!r}", where="--dim",
-                            fix="write NAME=N with N a whole number in digits, e.g. --dim N=64")
+                            fix="write NAME=EXTENT with the extent as a whole number in digits, e.g. --dim N=64")
         name, value = match.group("name"), match.group("value")
         if len(value.lstrip("-")) > 20:
             raise UserError(f"dimension {name} = {value[:12]}... ({len(value)} digits) is larger than the "
                             f"{MAX_EXTENT:,} Navigator allows", where="--dim",
-                            fix=f"write --dim {name}=N with N from 1 to {MAX_EXTENT:,}")
+                            fix=f"write --dim {name}=<extent> with an extent from 1 to {MAX_EXTENT:,}")
         dims[name] = int(value)
     return dims
 

@@ -12,13 +12,9 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
-import json
 import os
 import pickle
 import struct
-import subprocess
-import sys
-import textwrap
 import zipfile
 import zlib
 from pathlib import Path
@@ -39,9 +35,8 @@ from fuseflow.data import (
 )
 from fuseflow.errors import UserError
 from fuseflow.memory import ResourceError, set_max_memory
+from tests.data_loaders.capped import run_capped
 
-REPO = Path(__file__).resolve().parents[2]
-ADDRESS_SPACE = 1536 << 20
 MTX = "%%MatrixMarket matrix coordinate real general\n"
 
 
@@ -116,32 +111,8 @@ def _forged_indptr(path: Path, n: int, nnz: int) -> Path:
 
 # ------------------------------------------------------------- sizes, under a memory cap
 
-_LIMITED = textwrap.dedent("""
-    import json, resource, sys
-    resource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap}))
-    from fuseflow.data import loaders
-    from fuseflow.errors import UserError
-    results = []
-    for loader, path in json.loads(sys.argv[1]):
-        try:
-            getattr(loaders, loader)(path)
-            results.append(["loaded", ""])
-        except UserError as exc:
-            results.append(["refused", str(exc)])
-        except BaseException as exc:
-            results.append([type(exc).__name__, str(exc)[:300]])
-    print(json.dumps(results))
-""")
-
-
 def _load_capped(cases: list[tuple[str, Path | str]], max_memory: str) -> list[list[str]]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NAVIGATOR_")}
-    env.update(OPENBLAS_NUM_THREADS="1", NAVIGATOR_MAX_MEMORY=max_memory)
-    argument = json.dumps([[loader, str(path)] for loader, path in cases])
-    result = subprocess.run([sys.executable, "-c", _LIMITED.format(cap=ADDRESS_SPACE), argument],
-                            capture_output=True, text=True, timeout=120, cwd=REPO, env=env, check=False)
-    assert result.returncode == 0, result.stderr[-2000:]
-    return json.loads(result.stdout)
+    return run_capped([("fuseflow.data.loaders", loader, [str(path)], {}) for loader, path in cases], max_memory)
 
 
 def test_declared_sizes_are_refused_before_allocating(tmp_path):
