@@ -28,6 +28,7 @@ import scipy.sparse as sp
 
 from fuseflow.binding import Binding
 from fuseflow.data.graph import GraphData
+from fuseflow.data.limits import clamp_bytes
 from fuseflow.data.preprocess import preprocess_bytes, preprocess_graph
 from fuseflow.data.synthetic import (feature_bytes, generation_bytes, get_preset, make_preset_graph, power_law_graph,
                                      synthetic_features)
@@ -164,7 +165,7 @@ def check_inputs_fit(program: Program, binding: Binding) -> None:
     widest = max((extents[d] for d in largest.dims), default=0)
     shrink = " ".join(f"--dim {d}=<less than {extents[d]:,}>" for d in dict.fromkeys(largest.dims)
                       if extents[d] == widest)
-    check_memory(sum(a.bytes for a in allocations), f"the inputs (the largest: {largest.what})",
+    check_memory(clamp_bytes(sum(a.bytes for a in allocations)), f"the inputs (the largest: {largest.what})",
                  program.path or program.name,
                  fix=f"use smaller sizes ({shrink + ' ' if shrink else ''}or a smaller graph)")
 

@@ -16,6 +16,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
+from fuseflow.data.limits import clamp_bytes
 from fuseflow.errors import DataError
 from fuseflow.expr import Access, BinOp, Call, Const, Expr, Neg
 from fuseflow.ir import Op, Program
@@ -25,7 +26,7 @@ DENSE_LIMIT = 60_000_000       # elements of a broadcast evaluation before we re
 
 
 def _check_bytes(op: Op, nbytes: int, what: str) -> None:
-    check_memory(nbytes, f"the numpy reference of op {op.name} ({what})", "reference",
+    check_memory(clamp_bytes(nbytes), f"the numpy reference of op {op.name} ({what})", "reference",
                  fix="shrink the problem with --dim or use a smaller graph")
 
 
@@ -40,7 +41,7 @@ def evaluate_program(program: Program, inputs: dict, extents: dict[str, int]) ->
     total = 0
     for op in program.ops:
         total += 2 * 8 * math.prod(extents[program.var_dim(op, v)] for v in op.output_vars)
-    check_memory(total, f"the dense results of the numpy reference for {program.name}", "reference",
+    check_memory(clamp_bytes(total), f"the dense results of the numpy reference for {program.name}", "reference",
                  fix="shrink the problem with --dim or use a smaller graph")
     values = dict(inputs)
     out: dict[str, np.ndarray] = {}

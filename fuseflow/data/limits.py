@@ -93,6 +93,15 @@ def check_finite(values: np.ndarray, where: str, what: str) -> None:
                         fix="store finite numbers only")
 
 
+#: estimates are exact Python ints; beyond this they are clamped so that printing them as a
+#: float (fuseflow.files.format_size) cannot overflow. No machine has 2^100 bytes.
+BEYOND_ANY_MACHINE = 1 << 100
+
+
+def clamp_bytes(n: int) -> int:
+    return min(n, BEYOND_ANY_MACHINE)
+
+
 def product(sizes) -> int:
     """Exact product of sizes (Python ints: no int64 overflow)."""
     return math.prod(int(s) for s in sizes)

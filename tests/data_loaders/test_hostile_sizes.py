@@ -170,3 +170,14 @@ expr = "O(i,j) = a(i) * b(j)"
     with pytest.raises(UserError, match=r"reference: the dense results of the numpy reference for outer would need "
                                         r"about 1.4 PiB"):
         evaluate_program(program, data.arrays, binding.extents)
+
+
+def test_an_estimate_beyond_the_float_range_is_still_a_clean_refusal():
+    dims = [f"D{i}" for i in range(30)]     # 2^40 ** 30 bytes: no float holds that
+    variables = ",".join(f"v{i}" for i in range(30))
+    program = parse_program("name = \"wide\"\n[dims]\n" + "\n".join(f"{d} = {MAX_EXTENT}" for d in dims) +
+                            "\n[tensors]\nA = { shape = [" + ", ".join(f'"{d}"' for d in dims) + "], format = [" +
+                            ", ".join('"dense"' for _ in dims) + "], source = \"ones\" }\n[[ops]]\nname = \"copy\"\n"
+                            f"expr = \"B({variables}) = A({variables})\"\n", "wide.toml")
+    with pytest.raises(ResourceError, match="the inputs .* would need about"):
+        materialize(program, bind(program))
