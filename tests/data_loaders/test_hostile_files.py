@@ -339,7 +339,7 @@ def test_a_garbage_edge_list_fails_on_its_first_bad_line(tmp_path):
     (b"0 1\n" + b"9" * 5000 + b" 1\n", 2, "is larger than the 2,147,483,648 vertices"),
     ("0 1\n\u0663 1\n".encode(), 2, "vertex ids must be integers"),
     (b"0 1\n1 2 " + b"9" * 400 + b"\n", 2, "is not finite"),
-    (b"0 1\n" + b"1 " * 40_000 + b"\n", 2, "the line is longer than 65,536 bytes"),
+    (b"0 1\n" + b"1 " * 40_000 + b"\n", 2, "the line is longer than 65,536 characters"),
     (b"0 1\n1 2 1e999\n", 2, "is not finite"),
     (b"0 1\n\xff\n", 2, "is not a UTF-8 text file"),
 ])
