@@ -45,10 +45,10 @@ def vertex_count(largest_id: int, n_vertices: int | None, where: str, n_edges: i
     if n_vertices is None:
         if largest_id < 0:
             raise DataError("the file holds no edges, so the vertex count is unknown",
-                            where=where, fix="pass n_vertices explicitly")
+                            where=where, fix="add at least one edge (or, from Python, pass n_vertices)")
         if largest_id >= max(SPARSE_ID_LIMIT, IDS_PER_EDGE * n_edges):
             raise DataError(f"vertex id {largest_id} is far larger than the {n_edges} edges need",
-                            where=where, fix="renumber the vertices 0..n-1, or pass n_vertices explicitly")
+                            where=where, fix="renumber the vertices 0..n-1 (or, from Python, pass n_vertices)")
         return largest_id + 1
     if largest_id >= n_vertices:
         raise DataError(f"vertex id {largest_id} does not fit n_vertices={n_vertices}",
