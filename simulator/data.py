@@ -143,12 +143,9 @@ def input_allocations(program: Program, binding: Binding) -> list[Allocation]:
     if plan is not None:
         n, m = plan.n_vertices, plan.n_edges
         graph_dims = tuple(d.dims[0] for d in program.tensors.values() if (d.source or "").startswith("graph."))[:1]
-        features = 0
-        if plan.with_features:
-            preset = get_preset(program.data.preset)
-            features = feature_bytes(n, preset.n_features, preset.feature_density)
+        # its features, when generated, are counted with the tensor that reads them
         allocations.append(Allocation(f"the {program.data.preset} graph at {n:,} vertices and {m:,} edges",
-                                      generation_bytes(n, m) + features + preprocess_bytes(n, m + n), graph_dims))
+                                      generation_bytes(n, m) + preprocess_bytes(n, m + n), graph_dims))
     for name, decl in program.tensors.items():
         if decl.source is not None:
             allocations.append(_tensor_allocation(program, binding, plan, name, decl))
