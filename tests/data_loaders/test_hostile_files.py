@@ -35,6 +35,7 @@ from fuseflow.data import (
 )
 from fuseflow.errors import UserError
 from fuseflow.memory import ResourceError, set_max_memory
+from tests.cli.conftest import InProcess, assert_user_error
 from tests.data_loaders.capped import run_capped
 
 MTX = "%%MatrixMarket matrix coordinate real general\n"
@@ -377,3 +378,28 @@ def test_damaged_files_load_or_raise_data_error(tmp_path, name, data):
         assert exc.fix and "\n" not in str(exc)
     else:
         assert graph.n_vertices >= 1 and np.isfinite(graph.adjacency.data).all()
+
+
+# ------------------------------------------------------------------------------ through the CLI
+
+@pytest.fixture
+def cli(tmp_path, capsys, monkeypatch) -> InProcess:
+    return InProcess(tmp_path, capsys, monkeypatch)
+
+
+@pytest.mark.parametrize("name, make, fragments", [
+    ("ids.txt", lambda p: p.write_text(f"0 1\n1 {2**70}\n"), [":2: vertex id 1180591620717411303424 is larger"]),
+    ("empty.npz", lambda p: _npz(p, adj_data=np.zeros(0), adj_indices=np.zeros(0, dtype=np.int32),
+                                 adj_indptr=np.zeros(1, dtype=np.int32), adj_shape=np.array([0, 0])),
+     ["the graph has no vertices"]),
+    ("fmt.npz", lambda p: np.savez(p, data=np.ones(1), indices=np.zeros(1, dtype=np.int32), indptr=np.array([0, 1]),
+                                   shape=np.array([1, 1]), format=np.array([b"csr", b"csr"])),
+     ["format must be one short string"]),
+    ("huge.mtx", lambda p: p.write_text(MTX + "200000000 200000000 1\n1 1 1.0\n"),
+     ["200,000,000 vertices for only 1 stored entry"]),
+    ("pipe.txt", os.mkfifo, ["is a named pipe (FIFO), not a regular file"]),
+])
+@pytest.mark.parametrize("command", ["check", "compare"])
+def test_hostile_data_is_one_line_and_exit_2(cli, command, name, make, fragments):
+    make(cli.cwd / name)
+    assert_user_error(cli(command, "spmm", "--data", name), name, *fragments)
