@@ -17,6 +17,18 @@ from fuseflow.expr import Access, Call, Const, Expr, FUNCTIONS, Neg
 from fuseflow.ir import MAX_EXTENT, Program, TensorDecl
 
 
+def check_extent(name: str, value, where: str, fix: str) -> int:
+    """A dimension's extent, refused unless it is an integer in 1..MAX_EXTENT."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise DataError(f"dimension {name} must be a whole number, got {value!r}", where=where, fix=fix)
+    if value <= 0:
+        raise DataError(f"dimension {name} must be positive, got {value}", where=where, fix=fix)
+    if value > MAX_EXTENT:
+        raise DataError(f"dimension {name} = {value:,} is larger than the {MAX_EXTENT:,} Navigator allows",
+                        where=where, fix=fix)
+    return int(value)
+
+
 @dataclass(frozen=True)
 class TensorStats:
     """Stored coordinates at each level (level ℓ's count includes all fibers above it)."""
@@ -112,26 +124,27 @@ def bind(program: Program, data: str | Path | None = None, dims: dict[str, int] 
             bound_values["graph.features"] = graph.n_features
         if graph.labels is not None and len(graph.labels):
             bound_values["graph.classes"] = int(np.max(graph.labels)) + 1
-    extents: dict[str, int] = {}
-    for name, value in program.dims.items():
-        if isinstance(value, int):
-            extents[name] = value
-        elif value in bound_values:
-            extents[name] = int(bound_values[value])
-        else:
-            raise DataError(f"dimension {name} = {value!r} needs graph data", where=program.path or program.name,
-                            fix="set [data] preset or pass --data FILE")
-    for name, value in (dims or {}).items():
+    overrides = dims or {}
+    for name in overrides:
         if name not in program.dims:
             raise DataError(f"unknown dimension {name!r}", where="--dim",
                             fix=f"the program's dimensions are: {', '.join(program.dims)}")
-        if value <= 0:
-            raise DataError(f"dimension {name} must be positive, got {value}", where="--dim",
-                            fix=f"e.g. --dim {name}=64")
-        if value > MAX_EXTENT:  # the cost model's products of extents must stay finite floats
-            raise DataError(f"dimension {name} is larger than 2**40, the largest supported", where="--dim",
-                            fix=f"use an extent of at most {MAX_EXTENT:,}")
-        extents[name] = int(value)
+    extents: dict[str, int] = {}
+    program_where = program.path or program.name
+    for name, value in program.dims.items():
+        if name in overrides:  # replaces the program's value, whatever it was
+            extents[name] = check_extent(name, overrides[name], "--dim",
+                                         f"write --dim {name}=<extent> with an extent from 1 to {MAX_EXTENT:,}")
+        elif isinstance(value, int):
+            extents[name] = check_extent(name, value, f"{program_where} [dims] {name}",
+                                         f"set {name} to a whole number from 1 to {MAX_EXTENT:,}")
+        elif value in bound_values:
+            extents[name] = check_extent(f"{name} = {value}", int(bound_values[value]), str(data or program_where),
+                                         f"use data with at least one entry along {value}, or override it with "
+                                         f"--dim {name}=<extent>")
+        else:
+            raise DataError(f"dimension {name} = {value!r} needs graph data", where=program_where,
+                            fix="set [data] preset or pass --data FILE")
 
     stats: dict[str, TensorStats] = {}
     densities: dict[str, float] = {}

@@ -4,22 +4,45 @@ Unstored entries are zero, `x / 0` is 0, and reductions (sum or max) run over th
 range. Dense arrays are used whenever the op's index space is small; products with one sparse
 two-level factor use scipy (a sparse-dense product, or the product sampled at the stored
 entries), so the reference also runs on graphs with millions of edges.
+
+Every result is a dense array, so an N x N output of a large graph needs N^2 * 8 bytes: each
+allocation is checked against the memory budget before it is made (`check_memory`).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
+from fuseflow.data.limits import clamp_bytes
 from fuseflow.errors import DataError
 from fuseflow.expr import Access, BinOp, Call, Const, Expr, Neg
 from fuseflow.ir import Op, Program
+from fuseflow.memory import check_memory
 
 DENSE_LIMIT = 60_000_000       # elements of a broadcast evaluation before we refuse
 
 
+def _check_bytes(op: Op, nbytes: int, what: str) -> None:
+    check_memory(clamp_bytes(nbytes), f"the numpy reference of op {op.name} ({what})", "reference",
+                 fix="shrink the problem with --dim or use a smaller graph")
+
+
+def _dense_size(ext: dict[str, int], vars_) -> str:
+    return " x ".join(f"{ext[v]:,}" for v in vars_) or "scalar"
+
+
 def evaluate_program(program: Program, inputs: dict, extents: dict[str, int]) -> dict[str, np.ndarray]:
     """Dense values of every computed tensor."""
+    # Every result is kept (and compared against a dense copy of the simulated one), so the
+    # whole set is checked up front; each op checks its own temporaries as it runs.
+    total = 0
+    for op in program.ops:
+        total += 2 * 8 * math.prod(extents[program.var_dim(op, v)] for v in op.output_vars)
+    check_memory(clamp_bytes(total), f"the dense results of the numpy reference for {program.name}", "reference",
+                 fix="shrink the problem with --dim or use a smaller graph")
     values = dict(inputs)
     out: dict[str, np.ndarray] = {}
     for op in program.ops:
@@ -36,25 +59,42 @@ def op_extents(program: Program, op: Op, extents: dict[str, int]) -> dict[str, i
 def evaluate_op(program: Program, op: Op, values: dict, extents: dict[str, int]) -> np.ndarray:
     ext = op_extents(program, op, extents)
     out_vars = op.output_vars
+    # the result and one working copy of it (a transpose, a sum's output, a scaled product)
+    _check_bytes(op, 2 * 8 * math.prod(ext[v] for v in out_vars), f"a dense {_dense_size(ext, out_vars)} result")
     factors = _product_factors(op.expr)
     if op.reduce == "sum" and factors is not None:
         sparse = [f for f in factors if isinstance(f, Access) and sp.issparse(values[f.tensor])]
         if len(sparse) == 1 and len(sparse[0].indices) == 2:
-            result = _sparse_product(factors, sparse[0], values, ext, out_vars)
+            result = _sparse_product(op, factors, sparse[0], values, ext, out_vars)
             if result is not None:
                 return result
         if not sparse:
             return _einsum_product(factors, values, out_vars)
-    size = int(np.prod([ext[v] for v in op.vars], dtype=np.float64))
+    size = math.prod(ext[v] for v in op.vars)
     if size > DENSE_LIMIT:
-        raise DataError(f"op {op.name} spans {size} index points, too many for the dense reference",
+        raise DataError(f"op {op.name} spans {size:,} index points, too many for the dense reference",
                         where="reference", fix="shrink the problem with --dim")
+    # every node of the expression may hold a broadcast array of the full index space
+    _check_bytes(op, 8 * size * (_nodes(op.expr) + 1), f"{_dense_size(ext, op.vars)} index points")
     full = _broadcast(op.expr, op.vars, values, ext)
     axes = tuple(range(len(out_vars), len(op.vars)))
     full = np.broadcast_to(full, tuple(ext[v] for v in op.vars))
     if axes:
         full = full.max(axis=axes) if op.reduce == "max" else full.sum(axis=axes)
     return np.array(full, dtype=np.float64)
+
+
+def _nodes(expr: Expr) -> int:
+    """Nodes of an expression tree, counted without recursion."""
+    count, stack = 0, [expr]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if isinstance(node, BinOp):
+            stack += [node.lhs, node.rhs]
+        elif isinstance(node, (Call, Neg)):
+            stack.append(node.arg)
+    return count
 
 
 def dense(value) -> np.ndarray:
@@ -93,7 +133,7 @@ def _einsum_product(factors, values, out_vars) -> np.ndarray:
     return scale * np.einsum(spec, *operands, optimize=True)
 
 
-def _sparse_product(factors, sparse_access: Access, values, ext, out_vars) -> np.ndarray | None:
+def _sparse_product(op: Op, factors, sparse_access: Access, values, ext, out_vars) -> np.ndarray | None:
     matrix = sp.csr_matrix(values[sparse_access.tensor])
     u, w = sparse_access.indices
     others = [f for f in factors if f is not sparse_access]
@@ -127,6 +167,10 @@ def _sparse_product(factors, sparse_access: Access, values, ext, out_vars) -> np
             current = rest + [w]
             return scale * np.transpose(product, [current.index(v) for v in out_vars])
     if u in out_vars and w in out_vars:
+        rest_points = math.prod(ext[v] for v in out_vars if v not in (u, w))
+        # gathered rows of each dense factor and the sampled product, per stored entry
+        _check_bytes(op, 8 * matrix.nnz * rest_points * (len(dense_factors) + 2),
+                     f"{matrix.nnz:,} stored entries x {rest_points:,}")
         coo = matrix.tocoo()
         names = ["@"]
         for f in dense_factors:

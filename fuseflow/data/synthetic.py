@@ -26,13 +26,36 @@ import numpy as np
 import scipy.sparse as sp
 
 from fuseflow.data.graph import GraphData
+from fuseflow.data.limits import MAX_VERTICES
 from fuseflow.errors import DataError
+from fuseflow.memory import check_memory
 
 # Enumerate all candidate pairs when there are at most this many (~1 M pairs, ~40 MB peak).
 _EXACT_PAIR_LIMIT = 1 << 20
 # ...or when the request needs more than this share of all candidate pairs.
 _DENSE_SHARE = 0.25
 _MAX_ROUNDS = 200
+# Peak bytes of generation (measured: ~115 per stored entry for a directed exact sample,
+# ~50 symmetric; 32 per vertex), and of feature sampling (Generator.choice without
+# replacement shuffles the whole index range when it takes more than 1/50 of it).
+_GENERATION_BYTES_PER_ENTRY = 128
+_GENERATION_BYTES_PER_VERTEX = 48
+_CHOICE_SHUFFLE_SHARE = 1 / 50
+
+
+def generation_bytes(n_vertices: int, n_edges: int) -> int:
+    """Peak bytes `power_law_graph(n_vertices, n_edges)` needs."""
+    return n_edges * _GENERATION_BYTES_PER_ENTRY + n_vertices * _GENERATION_BYTES_PER_VERTEX
+
+
+def feature_bytes(n_rows: int, n_cols: int, density: float | None) -> int:
+    """Peak bytes `synthetic_features(n_rows, n_cols, density=density)` needs."""
+    cells = n_rows * n_cols
+    if density is None:
+        return cells * 8
+    count = round(density * cells)
+    sampling = cells * 8 if count > cells * _CHOICE_SHUFFLE_SHARE else count * 32
+    return sampling + count * 32 + (n_rows + 1) * 16
 
 
 def _check_int(value, name: str, minimum: int) -> int:
@@ -142,6 +165,11 @@ def power_law_graph(n_vertices: int, n_edges: int, *, seed: int = 0, exponent: f
     if m > possible:
         raise DataError(f"{n} vertices hold at most {possible} edges without self loops, "
                         f"asked for {m}", where=where, fix="ask for fewer edges or more vertices")
+    if n > MAX_VERTICES:
+        raise DataError(f"{n:,} vertices are more than the {MAX_VERTICES:,} Navigator can store", where=where,
+                        fix="ask for fewer vertices")
+    check_memory(generation_bytes(n, m), f"generating a {n:,}-vertex graph with {m:,} edges", where,
+                 fix="ask for fewer vertices or edges (a smaller --dim or preset)")
     pairs_needed = m // 2 if symmetric else m
     candidates = possible // 2 if symmetric else possible
     rng = np.random.default_rng(seed)
@@ -181,12 +209,15 @@ def synthetic_features(n_rows: int, n_cols: int, *, density: float | None = None
     rows = _check_int(n_rows, "n_rows", 0)
     cols = _check_int(n_cols, "n_cols", 0)
     seed = _check_int(seed, "seed", 0)
+    if density is not None and (isinstance(density, bool) or not isinstance(density, (int, float))
+                                or not 0.0 <= density <= 1.0):
+        raise DataError(f"density must be between 0 and 1, got {density!r}", where="density",
+                        fix="pass a fraction such as 0.01, or None for dense features")
+    check_memory(feature_bytes(rows, cols, density), f"generating {rows:,} x {cols:,} features", "features",
+                 fix="ask for fewer rows or a narrower feature width (a smaller --dim or preset)")
     rng = np.random.default_rng(seed)
     if density is None:
         return rng.random((rows, cols))
-    if not isinstance(density, (int, float)) or not 0.0 <= density <= 1.0:
-        raise DataError(f"density must be between 0 and 1, got {density!r}", where="density",
-                        fix="pass a fraction such as 0.01, or None for dense features")
     cells = rows * cols
     count = min(cells, int(round(density * cells)))
     positions = np.sort(rng.choice(cells, size=count, replace=False)) if count else \
@@ -242,6 +273,9 @@ def scaled_sizes(preset: GraphPreset, scale: float) -> tuple[int, int]:
     if not isinstance(scale, (int, float)) or not math.isfinite(scale) or scale <= 0:
         raise DataError(f"scale must be a positive number, got {scale!r}", where="scale",
                         fix="use 1.0 for the full size or e.g. 0.01 for a small test graph")
+    if preset.n_vertices * scale > MAX_VERTICES:  # also keeps round() away from inf
+        raise DataError(f"scale {scale:g} gives {preset.n_vertices * scale:.3g} vertices, more than the "
+                        f"{MAX_VERTICES:,} Navigator can store", where="scale", fix="use a smaller scale")
     n = max(2, int(round(preset.n_vertices * scale)))
     m = int(round(preset.n_edges * scale))
     m = min(m - m % 2, n * (n - 1))
@@ -256,6 +290,10 @@ def make_preset_graph(name: str, *, seed: int = 0, scale: float = 1.0,
     preset = get_preset(name)
     n, m = scaled_sizes(preset, scale)
     label = preset.name if scale == 1.0 else f"{preset.name}@{scale:g}"
+    features = feature_bytes(n, preset.n_features, preset.feature_density) if with_features else 0
+    check_memory(generation_bytes(n, m) + features + n * 8, f"generating the graph {label} ({n:,} vertices, "
+                 f"{m:,} edges{', with features' if with_features else ''})", label,
+                 fix="use a smaller scale or preset")
     adjacency = power_law_graph(n, m, seed=seed, symmetric=True, name=label)
     features = None
     if with_features:

@@ -41,12 +41,25 @@ def add_policy_option(sub: argparse.ArgumentParser) -> None:
                           "stream: linear consumers take partial sums")
 
 
+_DIM = re.compile(r"(?P<name>[^=\s]+)=(?P<value>-?[0-9]+)")
+
+
 def parse_dims(values: list[str] | None) -> dict[str, int]:
+    """`--dim NAME=N` options as {name: N}. Only ASCII digits are read, at most 20 of them
+    (int() would also take '1_000', '²' or 5,000 digits); bind() checks the range."""
+    from fuseflow.binding import MAX_EXTENT
+
     dims: dict[str, int] = {}
     for item in values or []:
-        name, _, value = item.partition("=")
-        if not name or not re.fullmatch(r"-?[0-9]{1,30}", value):  # int() fails on "²" or 5,000 digits
-            raise UserError(f"cannot read {item!r}", where="--dim", fix="write NAME=INTEGER, e.g. --dim N=64")
+        match = _DIM.fullmatch(item)
+        if not match:
+            raise UserError(f"cannot read {item[:60]!r}", where="--dim",
+                            fix="write NAME=EXTENT with the extent as a whole number in digits, e.g. --dim N=64")
+        name, value = match.group("name"), match.group("value")
+        if len(value.lstrip("-")) > 20:
+            raise UserError(f"dimension {name} = {value[:12]}... ({len(value)} digits) is larger than the "
+                            f"{MAX_EXTENT:,} Navigator allows", where="--dim",
+                            fix=f"write --dim {name}=<extent> with an extent from 1 to {MAX_EXTENT:,}")
         dims[name] = int(value)
     return dims
 
