@@ -32,7 +32,7 @@ def _report_text(exc: BaseException, argv: list[str]) -> str:
     when = datetime.now(timezone.utc).isoformat(timespec="seconds")
     lines = [f"navigator {__version__} crashed at {when}",
              f"python {sys.version.split()[0]} on {sys.platform}",
-             "command: navigator " + " ".join(repr(a) for a in argv),
+             "command: navigator " + " ".join(repr(a if len(a) <= 300 else a[:300] + "...") for a in argv),
              f"cwd: {os.getcwd()}", ""]
     body = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=60))
     return "\n".join(lines) + body

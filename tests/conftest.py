@@ -24,6 +24,25 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(scope="session")
+def _crash_folder(tmp_path_factory):
+    return tmp_path_factory.mktemp("crashes")
+
+
+@pytest.fixture(autouse=True)
+def no_internal_errors(_crash_folder, monkeypatch):
+    """Every test runs with crash reports going to a folder of the test session's, and fails
+    if Navigator (in process or in a subprocess) reported an internal error during it. Tests
+    that provoke one on purpose point NAVIGATOR_CRASH_DIR elsewhere."""
+    monkeypatch.setenv("NAVIGATOR_CRASH_DIR", str(_crash_folder))
+    yield
+    reports = sorted(_crash_folder.iterdir())
+    for report in reports:
+        text = report.read_text(encoding="utf-8", errors="replace")
+        report.unlink()
+        pytest.fail(f"navigator reported an internal error during this test:\n{text}")
+
+
 @pytest.fixture
 def golden(request):
     """golden(path, text): compare text with a golden file, or rewrite it under --update-golden."""
