@@ -64,7 +64,7 @@ def nesting_depth(data: Any, limit: int = MAX_NESTING) -> int:
 
 def _too_deep(where: str, what: str, error: type[UserError]) -> UserError:
     return error(f"nests arrays or tables more than {MAX_NESTING} levels deep", where=where,
-                 fix=f"no {what} nests that deeply; check that this is {what}")
+                 fix=f"{what} never nests that deeply; check that the file is {what}")
 
 
 def _long_integer(text: str, where: str, error: type[UserError], what: str) -> UserError:

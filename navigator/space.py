@@ -37,7 +37,7 @@ def load_scheduling_library(path: str | Path | None = None) -> tuple[Library, st
     if path is None:
         text = bundled_library_text()
         return parse_library(text, f"{DEFAULT_LIBRARY} (bundled)"), text
-    text = read_toml_text(path, LibraryError)
+    text = read_toml_text(path, LibraryError, "a scheduling library")
     return parse_library(text, str(path)), text
 
 
