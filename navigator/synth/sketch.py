@@ -4,14 +4,28 @@ Nodes are immutable, so every step makes a new sketch and old ones stay valid (u
 them). Holes are numbered by a counter that only grows: filling a hole with a function
 of arity k creates holes `next_hole ... next_hole + k - 1` in parameter order. Replaying
 the same steps therefore always produces the same numbers.
+
+A recursive library makes sketches as deep as its user goes, so nothing here recurses over
+the tree: walks use explicit stacks, and an application's hash is computed once, without
+recursion, and cached. A sketch nests at most MAX_SKETCH_DEPTH applications: its JSON form
+(three levels per application) must stay within what Python's JSON reader and writer,
+which do recurse, can handle.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator, Mapping, Union
 
+from fuseflow.memory import ResourceError
 from navigator.lang.formula import Value
+
+#: applications on the longest path from the root (the root application is at depth 1)
+MAX_SKETCH_DEPTH = 256
+
+
+class SketchTooDeep(ResourceError):
+    """A step would nest the sketch deeper than MAX_SKETCH_DEPTH applications."""
 
 
 @dataclass(frozen=True)
@@ -20,9 +34,11 @@ class Hole:
     type: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class App:
-    """A function application: the function, its return metadata and its arguments."""
+    """A function application: the function, its return metadata and its arguments.
+
+    Equality and hashing are structural, as for a dataclass, but without recursion."""
 
     function: str
     type: str
@@ -30,6 +46,44 @@ class App:
     metadata: tuple[tuple[str, Value], ...]
     #: (parameter, child) pairs in the function's parameter order
     args: tuple[tuple[str, "Node"], ...]
+    _hash: list = field(default_factory=list, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        if not self._hash:
+            _hash_tree(self)
+        return self._hash[0]
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if other.__class__ is not App:
+            return NotImplemented
+        pairs: list[tuple[Node, Node]] = [(self, other)]  # type: ignore[list-item]
+        while pairs:
+            a, b = pairs.pop()
+            if a is b:
+                continue
+            if a.__class__ is not b.__class__:
+                return False
+            if a.__class__ is Hole:
+                if a != b:
+                    return False
+                continue
+            if a._hash and b._hash and a._hash[0] != b._hash[0]:  # type: ignore[union-attr]
+                return False
+            if (a.function != b.function or a.type != b.type  # type: ignore[union-attr]
+                    or a.metadata != b.metadata or len(a.args) != len(b.args)):  # type: ignore[union-attr]
+                return False
+            for (pa, ca), (pb, cb) in zip(a.args, b.args):  # type: ignore[union-attr]
+                if pa != pb:
+                    return False
+                pairs.append((ca, cb))
+        return True
+
+    def __repr__(self) -> str:
+        # Not the dataclass repr: that one recurses into every child.
+        params = ", ".join(param for param, _ in self.args)
+        return f"App({self.function!r}, {self.type!r}, {self.metadata!r}, args=[{params}])"
 
     @property
     def meta(self) -> tuple[Value, ...]:
@@ -46,6 +100,44 @@ class App:
 
 
 Node = Union[Hole, App]
+
+
+def _hash_tree(root: App) -> None:
+    """Cache the hash of `root` and of every application beneath it that has none yet,
+    children first, with an explicit stack."""
+    stack = [root]
+    while stack:
+        node = stack[-1]
+        if node._hash:
+            stack.pop()
+            continue
+        missing = [child for _, child in node.args if child.__class__ is App and not child._hash]
+        if missing:
+            stack.extend(missing)  # type: ignore[arg-type]
+            continue
+        node._hash.append(hash((node.function, node.type, node.metadata,
+                                tuple([(param, hash(child)) for param, child in node.args]))))
+        stack.pop()
+
+
+def depth_of(node: Node) -> int:
+    """Applications on the longest path from `node` down (0 for a hole)."""
+    deepest = 0
+    stack = [(node, 0)]
+    while stack:
+        current, depth = stack.pop()
+        if current.__class__ is App:
+            depth += 1
+            deepest = max(deepest, depth)
+            stack.extend((child, depth) for _, child in current.args)  # type: ignore[union-attr]
+    return deepest
+
+
+def too_deep(hole_id: int, depth: int) -> SketchTooDeep:
+    return SketchTooDeep(
+        f"filling ?{hole_id} would nest the sketch {depth} applications deep; sketches nest at most "
+        f"{MAX_SKETCH_DEPTH}", fix="the library's recursion goes that deep here: choose an option that "
+                                    "ends it (a base case), or shorten the recursion in the library")
 
 
 @dataclass(frozen=True)
@@ -135,6 +227,8 @@ class Sketch:
         for site in self.hole_sites():
             if site.hole.id == hole_id:
                 target = site.hole
+                if site.depth + 1 > MAX_SKETCH_DEPTH:
+                    raise too_deep(hole_id, site.depth + 1)
         if target is None:
             raise KeyError(f"no open hole ?{hole_id}")
         pairs = tuple(metadata.items()) if isinstance(metadata, Mapping) else tuple(metadata)
