@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Iterator, Mapping
 
 from navigator.lang import FactProgram, Library, LibraryError
@@ -200,12 +201,12 @@ class Oracle:
         for index, (_, hole_slots) in enumerate(factors):
             for hole_id, slot in hole_slots.items():
                 where[hole_id] = (index, slot)
-        menus = []
+        makers = {}
         for hole in holes:
             index, slot = where[hole.id]
             others = _mul(prefix[index], suffix[index + 1])
-            menus.append(self._hole_menu(hole, parents[hole.id], factors[index][0], slot, others))
-        return Menus(tuple(menus), _as_count(prefix[-1]))
+            makers[hole.id] = partial(self._hole_menu, hole, parents[hole.id], factors[index][0], slot, others)
+        return Menus(total=_as_count(prefix[-1]), makers=makers)
 
     def _hole_menu(self, hole: Hole, parent: tuple[str | None, str | None], group: _Group,
                    slot: int, others: int | None) -> HoleMenu:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from navigator.synth.menu import option_id
-from navigator.synth.sketch import App, Hole, Node, Sketch
+from navigator.synth.sketch import Hole, Node, Sketch
 
 INDENT = "  "
 

@@ -165,7 +165,11 @@ class Sketch:
 
     def holes(self) -> list[Hole]:
         """Open holes in ascending id order."""
-        return sorted((site.hole for site in self.hole_sites()), key=lambda h: h.id)
+        return sorted(_iter_holes(self.root), key=_hole_id)
+
+    def lowest_hole(self) -> Hole | None:
+        """The open hole with the smallest id (the one menus list first), or None."""
+        return min(_iter_holes(self.root), key=_hole_id, default=None)
 
     def hole_sites(self) -> list[HoleSite]:
         sites: list[HoleSite] = []
@@ -181,13 +185,13 @@ class Sketch:
         return sorted(sites, key=lambda s: s.hole.id)
 
     def hole(self, hole_id: int) -> Hole:
-        for site in self.hole_sites():
-            if site.hole.id == hole_id:
-                return site.hole
+        for hole in _iter_holes(self.root):
+            if hole.id == hole_id:
+                return hole
         raise KeyError(hole_id)
 
     def has_hole(self, hole_id: int) -> bool:
-        return any(site.hole.id == hole_id for site in self.hole_sites())
+        return any(hole.id == hole_id for hole in _iter_holes(self.root))
 
     @property
     def complete(self) -> bool:
@@ -223,19 +227,48 @@ class Sketch:
         as (field, value) pairs or a mapping in the return type's field order. This is the
         raw tree operation; `Oracle` decides which fills are allowed.
         """
-        target = None
-        for site in self.hole_sites():
-            if site.hole.id == hole_id:
-                target = site.hole
-                if site.depth + 1 > MAX_SKETCH_DEPTH:
-                    raise too_deep(hole_id, site.depth + 1)
-        if target is None:
+        path = _path_to_hole(self.root, hole_id)
+        if path is None:
             raise KeyError(f"no open hole ?{hole_id}")
+        if len(path) + 1 > MAX_SKETCH_DEPTH:
+            raise too_deep(hole_id, len(path) + 1)
+        target = self.root if not path else path[-1][0].args[path[-1][1]][1]
         pairs = tuple(metadata.items()) if isinstance(metadata, Mapping) else tuple(metadata)
         fresh = tuple((name, Hole(self.next_hole + i, type_name))
                       for i, (name, type_name) in enumerate(params))
-        replacement = App(function, target.type, pairs, fresh)
-        return Sketch(_replace(self.root, hole_id, replacement), self.next_hole + len(params))
+        new: Node = App(function, target.type, pairs, fresh)
+        # Rebuild the path from the hole up to the root; everything else is shared.
+        for parent, index in reversed(path):
+            args = list(parent.args)
+            args[index] = (args[index][0], new)
+            new = App(parent.function, parent.type, parent.metadata, tuple(args))
+        return Sketch(new, self.next_hole + len(params))
+
+
+def _hole_id(hole: Hole) -> int:
+    return hole.id
+
+
+def _path_to_hole(root: Node, hole_id: int) -> list[tuple[App, int]] | None:
+    """The (application, argument index) pairs from the root down to hole `hole_id`, or None
+    if it is not an open hole. Iterative: very deep sketches do not hit the recursion limit."""
+    if root.__class__ is Hole:
+        return [] if root.id == hole_id else None  # type: ignore[union-attr]
+    parent: dict[int, tuple[App, int]] = {}
+    stack: list[App] = [root]  # type: ignore[list-item]
+    while stack:
+        node = stack.pop()
+        for index, (_, child) in enumerate(node.args):
+            if child.__class__ is App:
+                parent[id(child)] = (node, index)
+                stack.append(child)  # type: ignore[arg-type]
+            elif child.id == hole_id:  # type: ignore[union-attr]
+                path = [(node, index)]
+                while id(path[-1][0]) in parent:
+                    path.append(parent[id(path[-1][0])])
+                path.reverse()
+                return path
+    return None
 
 
 def _iter_holes(node: Node) -> Iterator[Hole]:
@@ -246,30 +279,3 @@ def _iter_holes(node: Node) -> Iterator[Hole]:
             yield current
         else:
             stack.extend(child for _, child in current.args)
-
-
-def _replace(root: Node, hole_id: int, replacement: Node) -> Node:
-    """Rebuild the path from the root to the hole; everything else is shared.
-
-    Iterative, so very deep sketches (long recursive chains) do not hit Python's
-    recursion limit.
-    """
-    path: list[tuple[App, int]] = []
-    stack: list[tuple[Node, list[tuple[App, int]]]] = [(root, [])]
-    while stack:
-        node, trail = stack.pop()
-        if isinstance(node, Hole):
-            if node.id == hole_id:
-                path = trail
-                break
-            continue
-        for index, (_, child) in enumerate(node.args):
-            stack.append((child, trail + [(node, index)]))
-    else:
-        return root
-    new: Node = replacement
-    for parent, index in reversed(path):
-        args = list(parent.args)
-        args[index] = (args[index][0], new)
-        new = App(parent.function, parent.type, parent.metadata, tuple(args))
-    return new
