@@ -42,6 +42,7 @@ class UniformSampler:
                  max_steps: int = MAX_AUTO_STEPS):
         self.oracle = oracle
         self.max_steps = max_steps
+        self._where = ", ".join(oracle.library.sources) or None
         self.skip = frozenset(skip)
         self._memo: dict[Sketch, tuple[list[MenuOption], list[int]]] = {}
         self._memo_limit = memo_limit
@@ -59,12 +60,15 @@ class UniformSampler:
             return cached
         menus = self.oracle.menus(sketch)
         if menus.blocked:
-            raise SamplingError(f"the sketch cannot be completed: {menus.blocked}")
+            raise SamplingError(f"the space is empty: {menus.blocked}", where=self._where,
+                                fix="the library's conditions admit no complete program for these facts; check them "
+                                    "against the facts (`navigator facts PROGRAM` shows them)")
         menu = menus.for_hole(sketch.lowest_hole().id)  # only this hole's menu is built
         options = [o for o in menu.options if o.function not in self.skip]
         unbounded = [o.id for o in options if o.count.unbounded]
         if unbounded:
             raise SamplingError(f"?{menu.hole} leads to unboundedly many programs (through {unbounded[0]})",
+                                where=self._where,
                                 fix="uniform sampling needs a finite space; use a library without recursion "
                                     "that can grow without limit")
         cumulative, running = [], 0
@@ -72,7 +76,8 @@ class UniformSampler:
             running += option.count.value
             cumulative.append(running)
         if running == 0:
-            raise SamplingError(f"?{menu.hole} offers nothing to sample")
+            raise SamplingError(f"?{menu.hole} offers nothing to sample", where=self._where,
+                                fix="every option at this hole is a shortcut; the library offers no other program")
         if len(self._memo) >= self._memo_limit:
             self._memo.clear()
         self._memo[sketch] = (options, cumulative)
@@ -88,7 +93,7 @@ class UniformSampler:
             if steps > self.max_steps:
                 raise ResourceError(
                     f"a sampled program needs more than {self.max_steps:,} steps: the library's programs are "
-                    "too large to build one step at a time", where=", ".join(self.oracle.library.sources) or None,
+                    "too large to build one step at a time", where=self._where,
                     fix="make the library's recursion end sooner")
             options, cumulative = self._choices(sketch)
             pick = rng.randrange(cumulative[-1])

@@ -74,14 +74,16 @@ def _build(doc: dict[str, Any], source: str, library: Library) -> FactProgram:
 
 def _name_and_args(entry: Any, where: str, what: str) -> tuple[str, dict[str, Any]]:
     if not isinstance(entry, dict):
-        raise FactError(f"{what} must be a table with name and args", where=where)
+        raise FactError(f"{what} must be a table with name and args", where=where,
+                        fix='write name = "..." and args = { field = value, ... }')
     for key in entry:
         if key not in ("name", "args"):
             raise FactError(f"unknown key {key!r} in {what}", where=f"{where}.{toml_key(key)}",
                             fix="a fact or goal has only name and args")
     name = entry.get("name")
     if not isinstance(name, str):
-        raise FactError(f"{what} needs name = \"...\"", where=f"{where}.name")
+        raise FactError(f"{what} needs name = \"...\"", where=f"{where}.name",
+                        fix="name is the Prop of a fact, or the Type of the goal, as a string")
     args = entry.get("args", {})
     if not isinstance(args, dict):
         raise FactError("args must be a table of field = value", where=f"{where}.args",
@@ -97,7 +99,7 @@ def _check_value(value: Any, expected: str, where: str, owner: str, field: str) 
                         fix="metadata values are integers, strings or booleans")
     if got != expected:
         raise FactError(f"field {field!r} of {owner} is {expected}, got {got} {describe_value(value)}",
-                        where=where)
+                        where=where, fix=f"give an {expected} value" if expected == "Int" else f"give a {expected} value")
     if got == "Int" and not int_in_range(value):
         raise FactError(f"field {field!r} of {owner}: {int_range_problem(value)}", where=where,
                         fix="Int values are 64-bit integers")
@@ -110,7 +112,7 @@ def _fact(entry: Any, where: str, library: Library) -> Fact:
     if prop is None:
         if name in library.types:
             raise FactError(f"{name!r} is a Type, not a Prop; facts are instances of Props",
-                            where=f"{where}.name")
+                            where=f"{where}.name", fix="name a Prop of the library, or declare one")
         hint = did_you_mean(name, library.props)
         raise FactError(f"unknown Prop {name!r}", where=f"{where}.name",
                         fix=hint or f"declare [Prop.{name}] in the library")

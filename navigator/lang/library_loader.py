@@ -91,7 +91,8 @@ class _Builder:
         config = doc.get("Config")
         if config is not None:
             if not isinstance(config, dict):
-                raise LibraryError("Config must be a table", where=f"{source}: Config")
+                raise LibraryError("Config must be a table", where=f"{source}: Config",
+                                   fix="write [Config] with key = value lines")
             self.config.update(config)
 
     def _section(self, source: str, doc: dict[str, Any], kind: str) -> dict[str, Any]:
@@ -195,7 +196,7 @@ class _Builder:
     def _require_type(self, type_name: Any, where: str, what: str) -> None:
         if not isinstance(type_name, str):
             raise LibraryError(f"{what} must be a type name string, got {_toml_kind(type_name)}",
-                               where=where)
+                               where=where, fix='write the name of a [Type] in quotes, e.g. "Order"')
         if type_name in self.types:
             return
         if type_name in self.props:
@@ -268,10 +269,10 @@ def _default_mark(raw: Any, where: str, ret: TypeDecl) -> DefaultMark | None:
                 raise LibraryError(
                     f"field {field_name!r} does not exist in return type {ret.name} "
                     f"(fields: {', '.join(ret.field_names) or '(none)'})",
-                    where=f"{key}.{field_name}")
+                    where=f"{key}.{field_name}", fix="a default mark names fields of the function's return type")
             if value_type_of(value) != decl.type:
                 raise LibraryError(f"field {field_name!r} is {decl.type}, got {_toml_kind(value)}",
-                                   where=f"{key}.{field_name}")
+                                   where=f"{key}.{field_name}", fix=f"give a value of type {decl.type}")
             if decl.type == "Int" and not int_in_range(value):
                 raise LibraryError(int_range_problem(value), where=f"{key}.{field_name}",
                                    fix="Int values are 64-bit integers")

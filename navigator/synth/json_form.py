@@ -54,8 +54,12 @@ def sketch_from_json(data: Any, library: Library, goal_type: str, *,
     return Sketch(root, max(holes) + 1 if holes else 0)
 
 
+#: what to do about an expression that does not read
+EXPRESSION_FIX = "write Honeybee's JSON expression form (docs/engine.md) for the library's functions"
+
+
 def _fail(message: str, path: str, source: str, fix: str | None = None) -> ExpressionError:
-    return ExpressionError(message, where=f"{source}: {path}", fix=fix)
+    return ExpressionError(message, where=f"{source}: {path}", fix=fix or EXPRESSION_FIX)
 
 
 class _Frame:

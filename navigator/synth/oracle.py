@@ -83,7 +83,8 @@ class Oracle:
         self.library = library
         self.facts = facts
         self.cost = cost
-        _check_goal_depth(library, facts.goal.type)
+        self._type_heights = type_heights(library)
+        _check_goal_depth(library, facts.goal.type, self._type_heights)
         self.fact_index = FactIndex(facts)
         self.domain = build_domain(library, facts, self.fact_index)
         self.functions = compile_library(library)
@@ -307,6 +308,12 @@ class Oracle:
             if root.type != goal.type:
                 return f"the root hole has type {root.type}, the goal is {goal.type}"
             if not self.goal_metadata:
+                if not self.library.functions_returning(goal.type):
+                    return f"no function of the library returns the goal type {goal.type}"
+                if goal.type not in self._type_heights:
+                    return (f"no program of the goal type {goal.type} can be built at all: every function "
+                            "building it needs, at some depth, a type that no function builds without "
+                            "that type itself (a recursion with no base case)")
                 return f"no complete program of goal type {goal.type} satisfies the goal"
             group = self._root_group
             if group is None:
@@ -432,9 +439,8 @@ class Oracle:
         return None
 
 
-def _check_goal_depth(library: Library, goal_type: str) -> None:
+def _check_goal_depth(library: Library, goal_type: str, heights: Mapping[str, int]) -> None:
     """Refuse up front a goal whose every program nests deeper than a sketch may."""
-    heights = type_heights(library)
     height = heights.get(goal_type)
     if height is None or height <= MAX_SKETCH_DEPTH:
         return
