@@ -57,6 +57,9 @@ class _Group:
     #: defaults that must pick by the smallest completion)
     types: tuple[str, ...] = ()
     solutions: list = field(default_factory=list)
+    #: the application whose hole children these are, as (function index, metadata); None
+    #: for the root hole
+    parent: tuple[int, Meta] | None = None
 
 
 def _mul(a: int | None, b: int | None) -> int | None:
@@ -250,13 +253,15 @@ class Oracle:
                        group: _Group, slot: int) -> int | None:
         """Which option is the hole's default (docs/engine.md#defaults).
 
-        The library's marks decide, in priority order (function declaration order, then the
-        mark's choices, then menu order), among the marked options below which the hole and
-        its siblings have finitely many completions: whatever defaults do there, they stop.
-        When every marked option leads to unboundedly many completions, following marks could
-        recurse forever (a `wrap: Schedule -> Schedule` marked default); the default is then an
-        option of the smallest completion height, marked ones first among equals. A hole
-        with no marked option has no default."""
+        1. The library's marks decide, in priority order (function declaration order, then the
+           mark's choices, then menu order), among the marked options below which the hole and
+           its siblings have finitely many completions: whatever defaults do there, they stop.
+        2. Otherwise following marks could recurse forever (a marked `wrap: Schedule ->
+           Schedule`). Each option gets a height, the least height of a completion of it and its
+           siblings; a marked option is still taken if its height is below the least completion
+           height of the parent application (any, at the root), so heights descend.
+        3. Otherwise the default is an option of the least height, marked ones first.
+        A hole with no marked option has no default."""
         marked: dict[int, tuple[int, int]] = {}
         for index, (function, metadata, _, _) in enumerate(entries):
             rank = self._default_order.get(function)
@@ -274,9 +279,10 @@ class Oracle:
 
     def _smallest_completion(self, derivations: list[tuple[int, Meta]], group: _Group, slot: int,
                              marked: dict[int, tuple[int, int]]) -> int:
-        """The option (f, m) with the smallest max(h_f(m), the height of the shortest completion
-        of the hole's siblings when it has m): so the default's children can complete lower
-        than it, and defaults taken below descend strictly in height."""
+        """Rules 2 and 3 of `_default_index`. An option (f, m)'s height is max(h_f(m), the least
+        height of a completion of the hole's siblings when it has m); the parent's height
+        bounds them all, at least one option is within it when the siblings were filled by
+        these rules, and so defaults taken one below the other descend strictly in height."""
         height = self.heights.pair
         position = group.slots.index(slot)
         siblings: dict[Meta, int] = {}
@@ -285,13 +291,14 @@ class Oracle:
             meta = metas[position]
             if tallest < siblings.get(meta, tallest + 1):
                 siblings[meta] = tallest
-        best = None
-        for index, (fi, meta) in enumerate(derivations):
-            key = (max(siblings[meta], self.heights.function(fi, meta)), index not in marked,
-                   marked.get(index, (0, 0)), index)
-            if best is None or key < best:
-                best = key
-        return best[3]  # type: ignore[index]
+        heights = [max(siblings[meta], self.heights.function(fi, meta)) for fi, meta in derivations]
+        below = None if group.parent is None else self.heights.function(*group.parent)
+        within = [(priority, index) for index, priority in marked.items()
+                  if below is None or heights[index] < below]
+        if within:
+            return min(within)[1]
+        return min(range(len(derivations)),
+                   key=lambda index: (heights[index], index not in marked, marked.get(index, (0, 0)), index))
 
     # -- completability -------------------------------------------------------------
 
@@ -416,7 +423,7 @@ class Oracle:
                     else:
                         bucket[meta] = rest
             groups.append(_Group(comp.param_slots, group_total, weights, types=tuple(types),
-                                 solutions=comp.solutions))
+                                 solutions=comp.solutions, parent=(cf.index, app.meta)))
         return groups
 
     def _shape_problem(self, cf, app: App) -> str | None:

@@ -133,11 +133,13 @@ def depth_of(node: Node) -> int:
     return deepest
 
 
-def too_deep(hole_id: int, depth: int) -> SketchTooDeep:
+def too_deep(hole_id: int, function: str, depth: int) -> SketchTooDeep:
+    what = "at the limit" if depth <= MAX_SKETCH_DEPTH else "past it"
     return SketchTooDeep(
-        f"filling ?{hole_id} would nest the sketch {depth} applications deep; sketches nest at most "
-        f"{MAX_SKETCH_DEPTH}", fix="the library's recursion goes that deep here: choose an option that "
-                                    "ends it (a base case), or shorten the recursion in the library")
+        f"?{hole_id} := {function} would nest the sketch {depth} applications deep ({what}: sketches nest at "
+        f"most {MAX_SKETCH_DEPTH}, and an application there takes no arguments)",
+        fix="the library's recursion goes that deep here: choose an option that ends it (a base case), "
+            "or shorten the recursion in the library")
 
 
 @dataclass(frozen=True)
@@ -230,8 +232,10 @@ class Sketch:
         path = _path_to_hole(self.root, hole_id)
         if path is None:
             raise KeyError(f"no open hole ?{hole_id}")
-        if len(path) + 1 > MAX_SKETCH_DEPTH:
-            raise too_deep(hole_id, len(path) + 1)
+        # The new application sits at depth len(path) + 1; one with parameters there would
+        # leave holes that no step could fill.
+        if len(path) + 1 + bool(params) > MAX_SKETCH_DEPTH:
+            raise too_deep(hole_id, function, len(path) + 1)
         target = self.root if not path else path[-1][0].args[path[-1][1]][1]
         pairs = tuple(metadata.items()) if isinstance(metadata, Mapping) else tuple(metadata)
         fresh = tuple((name, Hole(self.next_hole + i, type_name))
