@@ -17,7 +17,7 @@ from navigator.lang.errors import LibraryError
 from navigator.lang.formula import VALUE_TYPES, Formula, Value, describe_value, value_type_of
 from navigator.lang.formula_check import FormulaChecker, FormulaTypeError, did_you_mean
 from navigator.lang.formula_parser import FormulaSyntaxError, parse_formula
-from navigator.lang.limits import MAX_PARAMS, int_in_range, int_range_problem
+from navigator.lang.limits import MAX_FIELDS, MAX_FORMULAS, MAX_PARAMS, int_in_range, int_range_problem
 from navigator.lang.model import (
     DefaultMark,
     FieldDecl,
@@ -130,6 +130,9 @@ class _Builder:
         if not isinstance(params, dict):
             raise LibraryError("params must be a table of field = value type", where=f"{where}.params",
                                fix='write params.field = "Int" (or "Str", "Bool"), or params = {}')
+        if len(params) > MAX_FIELDS:
+            raise LibraryError(f"{len(params)} fields; a {kind} has at most {MAX_FIELDS}", where=f"{where}.params",
+                               fix="split the metadata over several types built by separate functions")
         fields = []
         for field_name, vt in params.items():
             _check_name(field_name, f"{where}.params", "a field name")
@@ -182,6 +185,9 @@ class _Builder:
         if not isinstance(condition_raw, list):
             raise LibraryError("condition must be a list of formula strings",
                                where=f"{where}.condition", fix='write condition = ["ret.x = a.x"]')
+        if len(condition_raw) > MAX_FORMULAS:
+            raise LibraryError(f"{len(condition_raw)} formulas; a condition has at most {MAX_FORMULAS}",
+                               where=f"{where}.condition", fix="split the function into steps with smaller conditions")
         checker = FormulaChecker(tuple(params), ret, self.types, self.props)
         condition = []
         for index, text in enumerate(condition_raw):

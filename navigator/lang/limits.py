@@ -2,9 +2,11 @@
 
 Each limit keeps a later computation bounded rather than guarding one input: Int values are
 signed 64-bit, as TOML and Honeybee read them (Python would accept integers of any length
-and spend its time printing, hashing and comparing them), and a function takes at most
+and spend its time printing, hashing and comparing them); a function takes at most
 MAX_PARAMS parameters (each step on a function's hole re-solves its condition with the
-filled parameters given, so every step costs time in proportion to the arity).
+filled parameters given, so every step costs time in proportion to the arity); and a
+condition's plan is compiled in time proportional to its fields and parameters times its
+formulas, which MAX_FIELDS and MAX_FORMULAS bound.
 """
 
 from __future__ import annotations
@@ -14,6 +16,10 @@ INT_MIN = -(1 << 63)
 INT_MAX = (1 << 63) - 1
 #: parameters of one function
 MAX_PARAMS = 64
+#: fields of one Type or Prop
+MAX_FIELDS = 256
+#: formulas in one function's condition
+MAX_FORMULAS = 1024
 
 
 def int_in_range(value: int) -> bool:

@@ -136,6 +136,15 @@ def test_a_function_of_1000_parameters_is_refused_at_load():
     assert "1000 parameters" in one_line(info.value) and info.value.where.endswith("Function.g.params")
 
 
+def test_wide_types_and_long_conditions_are_refused_at_load():
+    fields = "".join(f'params.f{i} = "Int"\n' for i in range(257))
+    with pytest.raises(LibraryError, match="257 fields; a Type has at most 256"):
+        parse_library(f"[Type.A]\n{fields}")
+    conditions = ", ".join(['"ret.x = 1"'] * 1025)
+    with pytest.raises(LibraryError, match="1025 formulas"):
+        parse_library(f'[Type.A]\nparams.x = "Int"\n[Function.f]\nret = "A"\ncondition = [{conditions}]\n')
+
+
 def chain_library(length: int) -> str:
     lines = ['[Type.G]\nparams = {}\n[Function.top]\nparams.t = "T0"\nret = "G"\ndefault = true\n']
     for i in range(length):
