@@ -10,7 +10,9 @@ stops with a ResourceError naming the library and the function whose condition w
 solved, instead of running for hours or exhausting memory.
 
 The limit is generous: the bundled FuseFlow library needs about 1.5% of it on its largest
-program. $NAVIGATOR_MAX_WORK raises (or lowers) it.
+program. It also grows with the facts (WORK_PER_FACT rows each), since work in proportion
+to the input is expected; a blow-up is work out of proportion to it. $NAVIGATOR_MAX_WORK
+raises (or lowers) the base.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ MAX_WORK_ENV = "NAVIGATOR_MAX_WORK"
 MAX_AUTO_STEPS = 2_000
 #: candidate rows one operation may visit (a few seconds of solving, a few GB at most)
 DEFAULT_MAX_WORK = 10_000_000
+#: and more per fact (the FuseFlow library visits about 8 rows per fact)
+WORK_PER_FACT = 50
 
 
 def max_work() -> int:
@@ -75,5 +79,5 @@ class WorkBudget:
             f"solving the condition of {function} needs more than {self.limit:,} lookups: its free "
             "fields and parameters range over too many combinations", where=self.where,
             fix=f"narrow {function}'s condition with facts or equalities (a free Int or Str field ranges "
-                f"over every literal of its type), split it into smaller steps, or raise the limit with "
-                f"{MAX_WORK_ENV}=N")
+                f"over every literal of its type) or split it into smaller steps; if the program's space "
+                f"is simply that large, raise the limit with {MAX_WORK_ENV}=N")

@@ -28,7 +28,7 @@ from typing import Iterator, Mapping
 
 from navigator.lang import FactProgram, Library, LibraryError
 from navigator.lang.formula import Value, format_value, same_value, value_type_of
-from navigator.synth.budget import WorkBudget
+from navigator.synth.budget import WORK_PER_FACT, WorkBudget, max_work
 from navigator.synth.compiled import FactIndex, Meta, compile_library
 from navigator.synth.cost import CostFunction
 from navigator.synth.count import UNBOUNDED, ZERO, Count
@@ -76,7 +76,10 @@ class Oracle:
 
     def __init__(self, library: Library, facts: FactProgram, *, cost: CostFunction | None = None,
                  work_limit: int | None = None):
-        """`work_limit`: candidate rows one operation may visit (default: `budget.max_work()`)."""
+        """`work_limit`: candidate rows one operation may visit (default: `budget.max_work()`,
+        plus WORK_PER_FACT per fact)."""
+        if work_limit is None:
+            work_limit = max_work() + WORK_PER_FACT * len(facts.facts)
         self.budget = WorkBudget(work_limit, where=", ".join(library.sources) or "the library")
         with gc_paused(), self.budget.operation():
             self._start(library, facts, cost)
@@ -216,7 +219,8 @@ class Oracle:
                    slot: int, others: int | None) -> HoleMenu:
         base = group.bases.get(slot)
         if base is None:
-            base = group.bases[slot] = self._menu_base(hole.type, group, slot)
+            with self.budget.operation():  # menus are built lazily, after `menus` returned
+                base = group.bases[slot] = self._menu_base(hole.type, group, slot)
         entries, default_index, allowed = base
         hole_id, hole_type = hole.id, hole.type
         options = tuple([
