@@ -88,6 +88,13 @@ def test_deep_dotted_keys_in_facts_are_refused_by_the_bounded_reader():
         parse_facts(f'[[Prop]]\nname = "P"\nargs.{deep} = 1\n[Goal]\nname = "A"\n', library, "f.hb.toml")
 
 
+@pytest.mark.parametrize("config", ["x." * 300 + "y = 1", "x = " + "[" * 300 + "]" * 300])
+def test_a_deeply_nested_config_is_a_library_error(config):
+    with pytest.raises(LibraryError, match="more than 64 levels deep") as info:
+        parse_library(f"[Config]\n{config}\n", "deep.hblib.toml")
+    assert "a scheduling library never nests that deeply" in one_line(info.value)
+
+
 def test_a_default_mark_outside_64_bits_is_refused():
     with pytest.raises(LibraryError, match="64-bit range"):
         parse_library('[Type.A]\nparams.x = "Int"\n[Function.f]\nret = "A"\n'
