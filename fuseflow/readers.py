@@ -90,8 +90,8 @@ def invalid_text(data: Any) -> str | None:
     return None
 
 
-def _too_deep(where: str, what: str, error: type[UserError]) -> UserError:
-    return error(f"nests arrays or tables more than {MAX_NESTING} levels deep", where=where,
+def _too_deep(where: str, what: str, error: type[UserError], nesting: int = MAX_NESTING) -> UserError:
+    return error(f"nests arrays or tables more than {nesting} levels deep", where=where,
                  fix=f"check that this is {what}; nothing navigator reads nests that deeply")
 
 
@@ -103,10 +103,12 @@ def _long_integer(text: str, where: str, error: type[UserError], what: str) -> U
 
 
 def parse_json_text(text: str, where: str, error: type[UserError] = UserError,
-                    what: str = "a JSON file", *, surrogates: bool = False) -> Any:
+                    what: str = "a JSON file", *, surrogates: bool = False, nesting: int = MAX_NESTING) -> Any:
     """Decode JSON; NaN, infinities, huge integers and deep nesting are refused, and so is
     text that is not valid Unicode unless `surrogates` (for files that record file names,
-    which on POSIX are bytes and come back from Python as surrogate escapes)."""
+    which on POSIX are bytes and come back from Python as surrogate escapes). `nesting` may
+    be raised for files that hold expression trees (sessions, replay targets), up to what
+    Python's JSON decoder handles within its recursion limit."""
     try:
         data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
@@ -116,11 +118,11 @@ def parse_json_text(text: str, where: str, error: type[UserError] = UserError,
         raise error(f"holds {exc.args[0]}{_line_of(text, exc.args[0])}, which is not a finite number",
                     where=where, fix="JSON numbers must be finite; write a number or null") from None
     except RecursionError:
-        raise _too_deep(where, what, error) from None
+        raise _too_deep(where, what, error, nesting) from None
     except ValueError:  # int() refusing a number of over 4,300 digits
         raise _long_integer(text, where, error, what) from None
-    if nesting_depth(data) > MAX_NESTING:
-        raise _too_deep(where, what, error)
+    if nesting_depth(data, nesting) > nesting:
+        raise _too_deep(where, what, error, nesting)
     bad = None if surrogates else invalid_text(data)
     if bad is not None:
         raise error(f"{bad} holds text that is not valid Unicode (an unpaired surrogate escape such as \\udc80)",
@@ -128,9 +130,10 @@ def parse_json_text(text: str, where: str, error: type[UserError] = UserError,
     return data
 
 
-def load_json_file(path: PathLike, error: type[UserError], what: str, limit: int = TEXT_LIMIT) -> Any:
+def load_json_file(path: PathLike, error: type[UserError], what: str, limit: int = TEXT_LIMIT, *,
+                   nesting: int = MAX_NESTING) -> Any:
     """Read a regular file of at most `limit` bytes and decode it as bounded JSON."""
-    return parse_json_text(read_user_text(path, error, what, limit), str(path), error, what)
+    return parse_json_text(read_user_text(path, error, what, limit), str(path), error, what, nesting=nesting)
 
 
 _DECLARED_TWICE = re.compile(r"Cannot declare \((.*)\) twice (.*)$")

@@ -22,6 +22,8 @@ from typing import Any
 from navigator.lang import FactProgram, Library
 from navigator.lang.formula import Value, format_value, value_type_of
 from navigator.synth import ExpressionError, Oracle, Sketch, option_id, sketch_to_json
+from navigator.synth.json_form import EXPRESSION_FIX
+from navigator.synth.sketch import MAX_SKETCH_DEPTH, SKETCH_JSON_NESTING
 
 
 @dataclass(frozen=True)
@@ -108,35 +110,47 @@ def load_target(path: str | os.PathLike) -> Any:
     """Read a target expression file (JSON)."""
     from fuseflow.readers import load_json_file
 
-    return load_json_file(path, ExpressionError, "a target expression or schedule .json file")
+    return load_json_file(path, ExpressionError, "a target expression or schedule .json file",
+                          nesting=SKETCH_JSON_NESTING)
 
 
 def _parse_target(data: Any, path: str, source: str):
-    """Shape only: names and values are checked against the menus, not here."""
+    """Shape only: names and values are checked against the menus, not here. Read with an
+    explicit stack (a target built in memory can be deeper than the recursion limit)."""
     def fail(message: str, at: str) -> ExpressionError:
-        return ExpressionError(message, where=f"{source}: {at}")
+        return ExpressionError(message, where=f"{source}: {at}", fix=EXPRESSION_FIX)
 
-    if not isinstance(data, dict) or len(data) != 1 or next(iter(data)) not in ("Hole", "App"):
-        raise fail("an expression is {\"Hole\": n} or {\"App\": [function, arguments]}", path)
-    if "Hole" in data:
-        number = data["Hole"]
-        if not isinstance(number, int) or isinstance(number, bool) or number < 0:
-            raise fail("a hole number is a non-negative integer", f"{path}.Hole")
-        return _TargetHole(number, path)
-    body = data["App"]
-    if not (isinstance(body, list) and len(body) == 2 and isinstance(body[0], dict)
-            and isinstance(body[1], dict)):
-        raise fail("\"App\" holds [{\"name\", \"metadata\", \"arity\"}, {param: expression}]",
-                   f"{path}.App")
-    head, args = body
-    if not isinstance(head.get("name"), str):
-        raise fail("the function needs a \"name\" string", f"{path}.App[0].name")
-    metadata = head.get("metadata", {})
-    if not isinstance(metadata, dict) or any(value_type_of(v) is None for v in metadata.values()):
-        raise fail("metadata maps fields to ints, strings or booleans", f"{path}.App[0].metadata")
-    children = {param: _parse_target(child, f"{path}.App[1].{param}", source)
-                for param, child in args.items()}
-    return _TargetApp(head["name"], dict(metadata), children, path)
+    def node(item: Any, at: str, depth: int):
+        if not isinstance(item, dict) or len(item) != 1 or next(iter(item)) not in ("Hole", "App"):
+            raise fail("an expression is {\"Hole\": n} or {\"App\": [function, arguments]}", at)
+        if "Hole" in item:
+            number = item["Hole"]
+            if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+                raise fail("a hole number is a non-negative integer", f"{at}.Hole")
+            return _TargetHole(number, at)
+        if depth > MAX_SKETCH_DEPTH:
+            raise fail(f"the target nests more than {MAX_SKETCH_DEPTH} applications deep", at)
+        body = item["App"]
+        if not (isinstance(body, list) and len(body) == 2 and isinstance(body[0], dict)
+                and isinstance(body[1], dict)):
+            raise fail("\"App\" holds [{\"name\", \"metadata\", \"arity\"}, {param: expression}]", f"{at}.App")
+        head, args = body
+        if not isinstance(head.get("name"), str):
+            raise fail("the function needs a \"name\" string", f"{at}.App[0].name")
+        metadata = head.get("metadata", {})
+        if not isinstance(metadata, dict) or any(value_type_of(v) is None for v in metadata.values()):
+            raise fail("metadata maps fields to ints, strings or booleans", f"{at}.App[0].metadata")
+        app = _TargetApp(head["name"], dict(metadata), {}, at)
+        for param, child in args.items():
+            pending.append((app, param, child, f"{at}.App[1].{param}", depth + 1))
+        return app
+
+    pending: list[tuple[_TargetApp, str, Any, str, int]] = []
+    root = node(data, path, 1)
+    while pending:
+        parent, param, child, at, depth = pending.pop()
+        parent.args[param] = node(child, at, depth)
+    return root
 
 
 def replay(library: Library, facts: FactProgram, target: Any, *, oracle: Oracle | None = None,

@@ -23,7 +23,9 @@ import random
 from typing import Iterable
 
 from fuseflow.errors import UserError
+from fuseflow.memory import ResourceError
 from navigator.synth import MenuOption, Oracle, Sketch
+from navigator.synth.budget import MAX_AUTO_STEPS
 
 #: functions that are a second way to write a schedule already in the space
 SHORTCUTS = frozenset({"default_schedule"})
@@ -36,8 +38,11 @@ class SamplingError(UserError):
 class UniformSampler:
     """Samples complete sketches of one oracle; memoizes the per-sketch choices it computed."""
 
-    def __init__(self, oracle: Oracle, *, skip: Iterable[str] = SHORTCUTS, memo_limit: int = 200_000):
+    def __init__(self, oracle: Oracle, *, skip: Iterable[str] = SHORTCUTS, memo_limit: int = 200_000,
+                 max_steps: int = MAX_AUTO_STEPS):
         self.oracle = oracle
+        self.max_steps = max_steps
+        self._where = ", ".join(oracle.library.sources) or None
         self.skip = frozenset(skip)
         self._memo: dict[Sketch, tuple[list[MenuOption], list[int]]] = {}
         self._memo_limit = memo_limit
@@ -55,12 +60,15 @@ class UniformSampler:
             return cached
         menus = self.oracle.menus(sketch)
         if menus.blocked:
-            raise SamplingError(f"the sketch cannot be completed: {menus.blocked}")
-        menu = menus.holes[0]
+            raise SamplingError(f"the space is empty: {menus.blocked}", where=self._where,
+                                fix="the library's conditions admit no complete program for these facts; check them "
+                                    "against the facts (`navigator facts PROGRAM` shows them)")
+        menu = menus.for_hole(sketch.lowest_hole().id)  # only this hole's menu is built
         options = [o for o in menu.options if o.function not in self.skip]
         unbounded = [o.id for o in options if o.count.unbounded]
         if unbounded:
             raise SamplingError(f"?{menu.hole} leads to unboundedly many programs (through {unbounded[0]})",
+                                where=self._where,
                                 fix="uniform sampling needs a finite space; use a library without recursion "
                                     "that can grow without limit")
         cumulative, running = [], 0
@@ -68,16 +76,25 @@ class UniformSampler:
             running += option.count.value
             cumulative.append(running)
         if running == 0:
-            raise SamplingError(f"?{menu.hole} offers nothing to sample")
+            raise SamplingError(f"?{menu.hole} offers nothing to sample", where=self._where,
+                                fix="every option at this hole is a shortcut; the library offers no other program")
         if len(self._memo) >= self._memo_limit:
             self._memo.clear()
         self._memo[sketch] = (options, cumulative)
         return options, cumulative
 
     def sample(self, rng: random.Random, sketch: Sketch | None = None) -> Sketch:
-        """One complete sketch extending `sketch` (default ?0), uniformly at random."""
+        """One complete sketch extending `sketch` (default ?0), uniformly at random, in at
+        most `max_steps` steps."""
         sketch = sketch or self.oracle.initial_sketch()
+        steps = 0
         while not sketch.complete:
+            steps += 1
+            if steps > self.max_steps:
+                raise ResourceError(
+                    f"a sampled program needs more than {self.max_steps:,} steps: the library's programs are "
+                    "too large to build one step at a time", where=self._where,
+                    fix="make the library's recursion end sooner")
             options, cumulative = self._choices(sketch)
             pick = rng.randrange(cumulative[-1])
             sketch = self.oracle.apply(sketch, options[bisect.bisect_right(cumulative, pick)])

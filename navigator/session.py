@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping
 
 from fuseflow.files import read_user_text, write_text_atomic
 from fuseflow.readers import parse_json_text
+from navigator.synth.sketch import SKETCH_JSON_NESTING
 from fuseflow.errors import UserError
 from navigator.lang import FactProgram, Library
 from navigator.lang.formula import Value, value_type_of
@@ -269,7 +270,8 @@ class Session:
         where = str(path)
         text = read_user_text(path, SessionError, "a navigator session file")
         try:
-            data = parse_json_text(text, where, SessionError, "a navigator session file")
+            data = parse_json_text(text, where, SessionError, "a navigator session file",
+                                   nesting=SKETCH_JSON_NESTING)
         except SessionError as exc:
             raise SessionError(f"corrupted session file: {exc.bare_message}", where=where,
                                fix="restore it from a backup, or start again with `navigator start --force`"

@@ -19,9 +19,10 @@ from fuseflow.facts import FactProgram as GeneratedFacts
 from fuseflow.facts import GOAL_TYPE, grouping_id, order_id, program_facts, region_id
 from fuseflow.ir import Program, unify_region
 from fuseflow.orders import default_order
-from fuseflow.schedule import RegionSchedule, Schedule, default_schedule
+from fuseflow.schedule import RegionSchedule, Schedule, default_schedule, schedule_problems
 from navigator.lang import FactProgram, Library, facts_from_records, parse_library
-from navigator.lang.errors import LibraryError
+from navigator.lang.errors import FactError, LibraryError
+from navigator.library_interface import check_interface
 from navigator.lang.toml_source import read_toml_text
 from navigator.synth import App, Oracle, Sketch, sketch_from_json
 
@@ -37,7 +38,7 @@ def load_scheduling_library(path: str | Path | None = None) -> tuple[Library, st
     if path is None:
         text = bundled_library_text()
         return parse_library(text, f"{DEFAULT_LIBRARY} (bundled)"), text
-    text = read_toml_text(path, LibraryError)
+    text = read_toml_text(path, LibraryError, "a scheduling library")
     return parse_library(text, str(path)), text
 
 
@@ -54,14 +55,25 @@ class ScheduleSpace:
     oracle: Oracle
     library_text: str
     generated_facts: GeneratedFacts
+    #: check each schedule read from a sketch against the program's rules (a user's library
+    #: may offer illegal ones; the bundled one cannot, its tests say so)
+    check_schedules: bool = False
 
     @classmethod
     def build(cls, program: Program, binding: Binding, library_path: str | Path | None = None) -> "ScheduleSpace":
         library, library_text = load_scheduling_library(library_path)
+        check_interface(library, GOAL_TYPE)
         generated = program_facts(program, binding)
         # Straight from the records: writing and re-reading their TOML would double start-up.
-        facts = facts_from_records(generated.facts, generated.goal, library, f"{program.name}.hb.toml (generated)")
-        return cls(program, binding, library, facts, Oracle(library, facts), library_text, generated)
+        try:
+            facts = facts_from_records(generated.facts, generated.goal, library, f"{program.name}.hb.toml (generated)")
+        except FactError as exc:
+            raise LibraryError(f"does not fit the facts Navigator generates for a program: {exc.bare_message}",
+                               where=", ".join(library.sources), fix=exc.fix or "declare the Props and the goal "
+                               "type as library/fuseflow.hblib.toml does (`navigator facts PROGRAM` shows the facts)"
+                               ) from None
+        return cls(program, binding, library, facts, Oracle(library, facts), library_text, generated,
+                   check_schedules=library_path is not None)
 
     @cached_property
     def facts_fingerprint(self) -> str:
@@ -74,7 +86,8 @@ class ScheduleSpace:
     # ---- complete sketch -> schedule ----
 
     def schedule_of(self, sketch: Sketch) -> Schedule:
-        """The fuseflow schedule a complete sketch denotes."""
+        """The fuseflow schedule a complete sketch denotes (the library fits the interface:
+        `check_interface`, when the space was built)."""
         if not sketch.complete:
             open_holes = " ".join(f"?{h.id}" for h in sketch.holes())
             raise UserError(f"the sketch still has open holes: {open_holes}",
@@ -85,9 +98,41 @@ class ScheduleSpace:
         regions: list[RegionSchedule] = []
         node = root.arg("fusion").arg("regions")
         while node.function == "region":
-            regions.append(_region_schedule(node.arg("schedule"), self.program))
+            regions.append(self._region_schedule(node.arg("schedule")))
             node = node.arg("rest")
-        return Schedule(tuple(regions))
+        schedule = Schedule(tuple(regions))
+        if self.check_schedules:
+            problems = schedule_problems(self.program, self.binding, schedule)
+            if problems:
+                raise LibraryError(f"offers a schedule that breaks the rules of program {self.program.name}: "
+                                   f"{problems[0]}", where=", ".join(self.library.sources),
+                                   fix="the library's conditions must read the legal choices from the facts "
+                                       "(`navigator facts PROGRAM` shows them), as library/fuseflow.hblib.toml does")
+        return schedule
+
+    def _region_schedule(self, node: App) -> RegionSchedule:
+        order_node = node.arg("order")
+        meta = order_node.metadata_dict()
+        ops = tuple(meta["region"].split("+"))
+        order = tuple(meta["order"].split())
+        # Factors are chosen per loop variable; the schedule lists them per level of the order.
+        factor_of: dict[str, int] = {}
+        pars = node.arg("pars")
+        while pars.function == "var_par":
+            par = pars.arg("par").metadata_dict()
+            factor_of[par["var"]] = par["factor"]
+            pars = pars.arg("rest")
+        missing = [v for v in order if v not in factor_of]
+        if missing:
+            raise LibraryError(f"its schedule of region {meta['region']} gives no parallel factor for the loop "
+                               f"variable {missing[0]} of the order {meta['order']!r}",
+                               where=", ".join(self.library.sources) or "the library",
+                               fix="list one var_par per loop variable of the region, as "
+                                   "library/fuseflow.hblib.toml does")
+        vector = order_node.arg("vector")
+        block = vector.arg("block")
+        return RegionSchedule(ops, order, tuple(factor_of[v] for v in order), vector.metadata_dict()["shape"],
+                              block.metadata_dict()["enabled"])
 
     # ---- schedule -> complete expression (a navigation target) ----
 
@@ -137,21 +182,3 @@ class ScheduleSpace:
 
 def _app(name: str, metadata: dict, args: dict) -> dict:
     return {"App": [{"name": name, "metadata": metadata, "arity": list(args)}, args]}
-
-
-def _region_schedule(node: App, program: Program) -> RegionSchedule:
-    order_node = node.arg("order")
-    meta = order_node.metadata_dict()
-    ops = tuple(meta["region"].split("+"))
-    order = tuple(meta["order"].split())
-    # Factors are chosen per loop variable; the schedule lists them per level of the order.
-    factor_of: dict[str, int] = {}
-    pars = node.arg("pars")
-    while pars.function == "var_par":
-        par = pars.arg("par").metadata_dict()
-        factor_of[par["var"]] = par["factor"]
-        pars = pars.arg("rest")
-    vector = order_node.arg("vector")
-    block = vector.arg("block")
-    return RegionSchedule(ops, order, tuple(factor_of[v] for v in order), vector.metadata_dict()["shape"],
-                          block.metadata_dict()["enabled"])

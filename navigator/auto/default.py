@@ -10,6 +10,10 @@ class DefaultStrategy:
     provenance = "default"  # the session's own word for a library default
 
     def choose(self, context: StrategyContext, hole: int) -> Choice:
+        if context.menus.blocked:
+            raise StrategyError(f"the sketch cannot be completed: {context.menus.blocked}",
+                                fix="undo the step that blocked it (navigator undo), or check the library's "
+                                    "conditions against the facts")
         menu = context.menu(hole)
         if menu.default is None:
             raise StrategyError(f"?{hole} ({menu.type}) has no default option",

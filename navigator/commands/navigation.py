@@ -69,7 +69,8 @@ def cmd_replay(args) -> int:
     target = load_target(args.target)
     if isinstance(target, dict) and not ({"App", "Hole"} & set(target)):
         if args.facts:
-            raise UserError("a schedule JSON target needs --program, not --facts", where=args.target)
+            raise UserError("a schedule JSON target needs --program, not --facts", where=args.target,
+                            fix="give --program PROGRAM, or a target expression in Honeybee's JSON form")
         # A schedule JSON rather than an expression: navigate to the sketch that denotes it.
         from fuseflow.schedule import schedule_from_json
 

@@ -6,7 +6,12 @@ file and key at fault (the `where` part) and what would fix them.
 
 from __future__ import annotations
 
+import json
+import re
+
 from fuseflow.errors import UserError
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]{1,60}")
 
 
 class LibraryError(UserError):
@@ -15,3 +20,11 @@ class LibraryError(UserError):
 
 class FactError(UserError):
     """A fact program (`*.hb.toml`) is malformed or does not fit its library."""
+
+
+def toml_key(key: str) -> str:
+    """A key as a `where` path shows it: bare when TOML allows that, else quoted (so a key
+    holding a newline or a long text keeps the error on one short line)."""
+    if _BARE_KEY.fullmatch(key):
+        return key
+    return json.dumps(key if len(key) <= 60 else key[:60] + "...")

@@ -17,22 +17,25 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from navigator.lang.errors import FactError
-from navigator.lang.formula import Value, format_value, value_type_of
+from navigator.lang.errors import FactError, toml_key
+from navigator.lang.formula import Value, describe_value, value_type_of
 from navigator.lang.formula_check import did_you_mean
+from navigator.lang.limits import INT_MAX, INT_MIN, int_in_range, int_range_problem
 from navigator.lang.model import Fact, FactProgram, Goal, Library
 from navigator.lang.toml_source import parse_toml, read_toml_text
 
 _TOP_LEVEL_KEYS = ("Prop", "Goal")
+#: what the file is, for messages
+WHAT = "a fact program (.hb.toml)"
 
 
 def load_facts(path: str | os.PathLike, library: Library) -> FactProgram:
     source = str(path)
-    return _build(parse_toml(read_toml_text(source, FactError), source, FactError), source, library)
+    return _build(parse_toml(read_toml_text(source, FactError, WHAT), source, FactError, WHAT), source, library)
 
 
 def parse_facts(text: str, library: Library, source: str = "<facts>") -> FactProgram:
-    return _build(parse_toml(text, source, FactError), source, library)
+    return _build(parse_toml(text, source, FactError, WHAT), source, library)
 
 
 def facts_from_records(facts: list[tuple[str, dict[str, Any]]], goal: tuple[str, dict[str, Any]],
@@ -71,14 +74,16 @@ def _build(doc: dict[str, Any], source: str, library: Library) -> FactProgram:
 
 def _name_and_args(entry: Any, where: str, what: str) -> tuple[str, dict[str, Any]]:
     if not isinstance(entry, dict):
-        raise FactError(f"{what} must be a table with name and args", where=where)
+        raise FactError(f"{what} must be a table with name and args", where=where,
+                        fix='write name = "..." and args = { field = value, ... }')
     for key in entry:
         if key not in ("name", "args"):
-            raise FactError(f"unknown key {key!r} in {what}", where=f"{where}.{key}",
+            raise FactError(f"unknown key {key!r} in {what}", where=f"{where}.{toml_key(key)}",
                             fix="a fact or goal has only name and args")
     name = entry.get("name")
     if not isinstance(name, str):
-        raise FactError(f"{what} needs name = \"...\"", where=f"{where}.name")
+        raise FactError(f"{what} needs name = \"...\"", where=f"{where}.name",
+                        fix="name is the Prop of a fact, or the Type of the goal, as a string")
     args = entry.get("args", {})
     if not isinstance(args, dict):
         raise FactError("args must be a table of field = value", where=f"{where}.args",
@@ -93,8 +98,11 @@ def _check_value(value: Any, expected: str, where: str, owner: str, field: str) 
         raise FactError(f"field {field!r} of {owner} is {expected}, got {kind}", where=where,
                         fix="metadata values are integers, strings or booleans")
     if got != expected:
-        raise FactError(f"field {field!r} of {owner} is {expected}, got {got} {format_value(value)}",
-                        where=where)
+        raise FactError(f"field {field!r} of {owner} is {expected}, got {got} {describe_value(value)}",
+                        where=where, fix=f"give an {expected} value" if expected == "Int" else f"give a {expected} value")
+    if got == "Int" and not int_in_range(value):
+        raise FactError(f"field {field!r} of {owner}: {int_range_problem(value)}", where=where,
+                        fix="Int values are 64-bit integers")
     return value
 
 
@@ -104,7 +112,7 @@ def _fact(entry: Any, where: str, library: Library) -> Fact:
     if prop is None:
         if name in library.types:
             raise FactError(f"{name!r} is a Type, not a Prop; facts are instances of Props",
-                            where=f"{where}.name")
+                            where=f"{where}.name", fix="name a Prop of the library, or declare one")
         hint = did_you_mean(name, library.props)
         raise FactError(f"unknown Prop {name!r}", where=f"{where}.name",
                         fix=hint or f"declare [Prop.{name}] in the library")
@@ -113,7 +121,7 @@ def _fact(entry: Any, where: str, library: Library) -> Fact:
             hint = did_you_mean(field, prop.field_names)
             raise FactError(f"field {field!r} does not exist in Prop {name} "
                             f"(fields: {', '.join(prop.field_names) or '(none)'})",
-                            where=f"{where}.args.{field}", fix=hint)
+                            where=f"{where}.args.{toml_key(field)}", fix=hint)
     values = []
     for decl in prop.fields:
         if decl.name not in args:
@@ -151,7 +159,7 @@ def _fast_fact(entry: Any, library: Library, shapes: dict) -> Fact | None:
     except KeyError:
         return None
     for value, expected in zip(values, types):
-        if type(value) is not expected:
+        if type(value) is not expected or (expected is int and not INT_MIN <= value <= INT_MAX):
             return None
     return Fact(name, values)
 
@@ -173,7 +181,7 @@ def _goal(entry: Any, where: str, library: Library) -> Goal:
             hint = did_you_mean(field, decl.field_names)
             raise FactError(f"field {field!r} does not exist in Type {name} "
                             f"(fields: {', '.join(decl.field_names) or '(none)'})",
-                            where=f"{where}.args.{field}", fix=hint)
+                            where=f"{where}.args.{toml_key(field)}", fix=hint)
         pairs.append((field, _check_value(value, field_decl.type, f"{where}.args.{field}",
                                           f"Type {name}", field)))
     # Keep the type's field order so equal goals compare equal.

@@ -49,6 +49,16 @@ def format_value(value: Value) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def describe_value(value: Value, limit: int = 40) -> str:
+    """`format_value` for messages: long values are cut (the middle is left out)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    text = format_value(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit // 2]}...{text[-(limit // 4):]} ({len(text)} characters)"
+
+
 @dataclass(frozen=True)
 class Literal:
     value: Value

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from navigator.lang.limits import INT_MAX, INT_MIN, int_in_range
 from navigator.lang.formula import (
     COMPARISON_OPS,
     Atom,
@@ -79,8 +80,12 @@ def _tokenize(text: str) -> list[_Token]:
     return tokens
 
 
+def _shorten(text: str) -> str:
+    return text if len(text) <= 24 else f"{text[:10]}...{text[-6:]} ({len(text)} characters)"
+
+
 def _describe(token: _Token) -> str:
-    return "end of formula" if token.kind == "END" else repr(token.text)
+    return "end of formula" if token.kind == "END" else repr(_shorten(token.text))
 
 
 class _Parser:
@@ -154,6 +159,12 @@ class _Parser:
     def atom(self) -> Atom:
         token = self.token
         if token.kind == "INT":
+            # Checked on the text: int() refuses over 4,300 digits with a ValueError.
+            digits = token.text.lstrip("-")
+            if len(digits) > 19 or not int_in_range(int(token.text)):
+                raise FormulaSyntaxError(
+                    f"the integer literal {_shorten(token.text)} is outside the 64-bit range of Int values "
+                    f"({INT_MIN}..{INT_MAX})", token.column)
             self.advance()
             return Literal(int(token.text))
         if token.kind == "STRING":

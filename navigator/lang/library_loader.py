@@ -8,13 +8,16 @@ Unknown keys are ignored as Honeybee ignores them, but reported in `Library.warn
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from typing import Any, Iterable, Mapping
 
 from navigator.lang.errors import LibraryError
-from navigator.lang.formula import VALUE_TYPES, Formula, Value, format_value, value_type_of
+from navigator.lang.formula import VALUE_TYPES, Formula, Value, describe_value, value_type_of
 from navigator.lang.formula_check import FormulaChecker, FormulaTypeError, did_you_mean
 from navigator.lang.formula_parser import FormulaSyntaxError, parse_formula
+from navigator.lang.limits import MAX_FIELDS, MAX_FORMULAS, MAX_PARAMS, int_in_range, int_range_problem
 from navigator.lang.model import (
     DefaultMark,
     FieldDecl,
@@ -26,6 +29,8 @@ from navigator.lang.model import (
 )
 from navigator.lang.toml_source import parse_toml, read_toml_text
 
+#: what the file is, for messages
+WHAT = "a scheduling library"
 _TOP_LEVEL_KEYS = ("Prop", "Type", "Function", "Preamble", "Config")
 _DECL_KEYS = ("params", "info")
 _FUNCTION_KEYS = ("params", "ret", "condition", "info", "default")
@@ -38,13 +43,13 @@ def load_library(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> Libr
     paths = [str(p) for p in paths]
     if not paths:
         raise LibraryError("no library file given", fix="pass at least one *.hblib.toml")
-    documents = [(p, parse_toml(read_toml_text(p, LibraryError), p, LibraryError)) for p in paths]
+    documents = [(p, parse_toml(read_toml_text(p, LibraryError, WHAT), p, LibraryError, WHAT)) for p in paths]
     return _build(documents)
 
 
 def parse_library(text: str, source: str = "<library>") -> Library:
     """Load a library from TOML text; `source` names it in error messages."""
-    return _build([(source, parse_toml(text, source, LibraryError))])
+    return _build([(source, parse_toml(text, source, LibraryError, WHAT))])
 
 
 class _Builder:
@@ -67,9 +72,11 @@ class _Builder:
                                      + (f" ({hint})" if hint else ""))
         for kind, target, cls in (("Prop", self.props, PropDecl), ("Type", self.types, TypeDecl)):
             for name, body in self._section(source, doc, kind).items():
+                _check_name(name, f"{source}: {kind}", f"a {kind} name")
                 self._claim(source, kind, name)
                 target[name] = self._fielded(source, kind, name, body, cls)
         for name, body in self._section(source, doc, "Function").items():
+            _check_name(name, f"{source}: Function", "a Function name")
             self._claim(source, "Function", name)
             if not isinstance(body, dict):
                 raise LibraryError(f"[Function.{name}] must be a table", where=f"{source}: Function.{name}",
@@ -84,7 +91,8 @@ class _Builder:
         config = doc.get("Config")
         if config is not None:
             if not isinstance(config, dict):
-                raise LibraryError("Config must be a table", where=f"{source}: Config")
+                raise LibraryError("Config must be a table", where=f"{source}: Config",
+                                   fix="write [Config] with key = value lines")
             self.config.update(config)
 
     def _section(self, source: str, doc: dict[str, Any], kind: str) -> dict[str, Any]:
@@ -122,12 +130,17 @@ class _Builder:
         if not isinstance(params, dict):
             raise LibraryError("params must be a table of field = value type", where=f"{where}.params",
                                fix='write params.field = "Int" (or "Str", "Bool"), or params = {}')
+        if len(params) > MAX_FIELDS:
+            raise LibraryError(f"{len(params)} fields; a {kind} has at most {MAX_FIELDS}", where=f"{where}.params",
+                               fix="split the metadata over several types built by separate functions")
         fields = []
         for field_name, vt in params.items():
+            _check_name(field_name, f"{where}.params", "a field name")
             if vt not in VALUE_TYPES:
-                hint = did_you_mean(str(vt), VALUE_TYPES)
+                hint = did_you_mean(vt, VALUE_TYPES) if isinstance(vt, str) else None
+                shown = repr(vt) if isinstance(vt, str) and len(vt) <= 40 else _toml_kind(vt)
                 raise LibraryError(
-                    f"unknown value type {vt!r} for field {field_name!r}",
+                    f"unknown value type {shown} for field {field_name!r}",
                     where=f"{where}.params.{field_name}",
                     fix=(hint + " " if hint else "") + "a field's type is \"Int\", \"Str\" or \"Bool\"")
             fields.append(FieldDecl(field_name, vt))
@@ -147,8 +160,13 @@ class _Builder:
         if not isinstance(params_raw, dict):
             raise LibraryError("params must be a table of parameter = \"Type\"", where=f"{where}.params",
                                fix='write params.arg = "TypeName", or params = {}')
+        if len(params_raw) > MAX_PARAMS:
+            raise LibraryError(f"{len(params_raw)} parameters; a function takes at most {MAX_PARAMS}",
+                               where=f"{where}.params",
+                               fix="group parameters into a Type built by another function, or split the function")
         params = []
         for param_name, type_name in params_raw.items():
+            _check_name(param_name, f"{where}.params", "a parameter name")
             self._require_type(type_name, f"{where}.params.{param_name}",
                                f"parameter {param_name!r}")
             if param_name == "ret":
@@ -167,6 +185,9 @@ class _Builder:
         if not isinstance(condition_raw, list):
             raise LibraryError("condition must be a list of formula strings",
                                where=f"{where}.condition", fix='write condition = ["ret.x = a.x"]')
+        if len(condition_raw) > MAX_FORMULAS:
+            raise LibraryError(f"{len(condition_raw)} formulas; a condition has at most {MAX_FORMULAS}",
+                               where=f"{where}.condition", fix="split the function into steps with smaller conditions")
         checker = FormulaChecker(tuple(params), ret, self.types, self.props)
         condition = []
         for index, text in enumerate(condition_raw):
@@ -181,7 +202,7 @@ class _Builder:
     def _require_type(self, type_name: Any, where: str, what: str) -> None:
         if not isinstance(type_name, str):
             raise LibraryError(f"{what} must be a type name string, got {_toml_kind(type_name)}",
-                               where=where)
+                               where=where, fix='write the name of a [Type] in quotes, e.g. "Order"')
         if type_name in self.types:
             return
         if type_name in self.props:
@@ -196,12 +217,24 @@ class _Builder:
                            fix=hint or f"declare it with [Type.{type_name}]")
 
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+
+
+def _check_name(name: str, where: str, what: str) -> None:
+    """Names are those formulas can write (letters, digits, _ and -): they appear in
+    conditions, option ids and printed sketches, which must read back the same."""
+    if _NAME.fullmatch(name) is None:
+        raise LibraryError(f"{json.dumps(name[:60])}{'...' if len(name) > 60 else ''} is not a usable name",
+                           where=where, fix=f"{what} starts with a letter or _ and has only letters, "
+                                            "digits, _ and -")
+
+
 def _parse_and_check(text: str, key: str, checker: FormulaChecker) -> Formula:
     try:
         formula = parse_formula(text)
     except FormulaSyntaxError as exc:
-        raise LibraryError(f"formula does not parse: {exc.message}\n{_point_at(text, exc.column)}",
-                           where=key) from None
+        raise LibraryError(f"formula does not parse {_point_at(text, exc.column)}: {exc.message}",
+                           where=key, fix="see docs/formula-language.md for the grammar") from None
     try:
         checker.check(formula)
     except FormulaTypeError as exc:
@@ -210,15 +243,16 @@ def _parse_and_check(text: str, key: str, checker: FormulaChecker) -> Formula:
 
 
 def _point_at(text: str, column: int) -> str:
-    """Show the formula line with a caret under the column (1-based in the message)."""
+    """Where parsing stopped, on one line (errors are one line): the column (1-based, with the
+    line of a multi-line formula) and the text from there on."""
     line_start = text.rfind("\n", 0, column) + 1
-    line_end = text.find("\n", column)
-    line = text[line_start:] if line_end < 0 else text[line_start:line_end]
-    line_number = text.count("\n", 0, column) + 1
-    prefix = f"    at column {column - line_start + 1}"
+    place = f"at column {column - line_start + 1}"
     if "\n" in text:
-        prefix += f" of formula line {line_number}"
-    return f"{prefix}:\n    {line}\n    {' ' * (column - line_start)}^"
+        place += f" of formula line {text.count(chr(10), 0, column) + 1}"
+    rest = text[column:].split("\n", 1)[0].rstrip()
+    if not rest:
+        return f"{place}, at the end of the line"
+    return f"{place}, at {rest[:20] + ('...' if len(rest) > 20 else '')!r}"
 
 
 def _default_mark(raw: Any, where: str, ret: TypeDecl) -> DefaultMark | None:
@@ -241,10 +275,13 @@ def _default_mark(raw: Any, where: str, ret: TypeDecl) -> DefaultMark | None:
                 raise LibraryError(
                     f"field {field_name!r} does not exist in return type {ret.name} "
                     f"(fields: {', '.join(ret.field_names) or '(none)'})",
-                    where=f"{key}.{field_name}")
+                    where=f"{key}.{field_name}", fix="a default mark names fields of the function's return type")
             if value_type_of(value) != decl.type:
                 raise LibraryError(f"field {field_name!r} is {decl.type}, got {_toml_kind(value)}",
-                                   where=f"{key}.{field_name}")
+                                   where=f"{key}.{field_name}", fix=f"give a value of type {decl.type}")
+            if decl.type == "Int" and not int_in_range(value):
+                raise LibraryError(int_range_problem(value), where=f"{key}.{field_name}",
+                                   fix="Int values are 64-bit integers")
             pairs.append((field_name, value))
         choices.append(tuple(pairs))
     return DefaultMark(tuple(choices))
@@ -261,7 +298,7 @@ def _info(body: dict[str, Any], where: str) -> Mapping[str, Any]:
 def _toml_kind(value: Any) -> str:
     kind = value_type_of(value)
     if kind is not None:
-        return f"{kind} {format_value(value)}"
+        return f"{kind} {describe_value(value)}"
     return {float: "a float", list: "an array", dict: "a table"}.get(type(value), type(value).__name__)
 
 

@@ -25,7 +25,9 @@ _WS = r"[ \t]*"
 _BARE = r"[A-Za-z0-9_-]+"
 # A basic string: no raw control characters but tab, and only the short escapes.
 _STR = r'"(?:[^"\\\x00-\x08\x0a-\x1f\x7f]+|\\[btnfr"\\])*"'
-_INT = r"-?(?:0|[1-9][0-9]*)"
+# At most 19 digits: longer integers go to tomllib and the bounded reader (int() refuses
+# over 4,300 digits, and no Int value needs more than 19).
+_INT = r"-?(?:0|[1-9][0-9]{0,18})"
 _SCALAR = rf"(?:{_STR}|{_INT}|true|false)"
 _COMMENT = r"(?:#[^\x00-\x08\x0a-\x1f\x7f]*)?"
 
@@ -50,6 +52,11 @@ _BLOCK = re.compile(
 _BLOCK_PAIRS = re.compile(rf"({_BARE}) = (?:({_Q})|({_INT})|(true|false))")
 _ESCAPE = re.compile(r"\\(.)")
 _ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
+
+
+#: dotted keys nest tables; fact files use two parts (args.level), and longer ones go to
+#: the bounded reader, which refuses nesting deeper than fuseflow.readers.MAX_NESTING
+_MAX_DOTTED_PARTS = 8
 
 
 class _Unsupported(Exception):
@@ -163,6 +170,8 @@ def _parse(text: str) -> dict[str, Any]:
             table = current
             if "." in key_text:
                 parts = [part.strip(" \t") for part in key_text.split(".")]
+                if len(parts) > _MAX_DOTTED_PARTS:
+                    raise _Unsupported  # deep nesting: the bounded reader refuses it
                 for part in parts[:-1]:
                     inner = table.get(part)
                     if inner is None:

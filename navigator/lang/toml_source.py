@@ -11,11 +11,11 @@ from fuseflow.errors import UserError
 from navigator.lang.toml_fast import parse_simple_toml
 
 
-def read_toml_text(path: str | os.PathLike, error_type: type[UserError]) -> str:
-    return read_user_text(path, error_type, "a TOML file")
+def read_toml_text(path: str | os.PathLike, error_type: type[UserError], what: str = "a TOML file") -> str:
+    return read_user_text(path, error_type, what)
 
 
-def parse_toml(text: str, source: str, error_type: type[UserError]) -> dict[str, Any]:
+def parse_toml(text: str, source: str, error_type: type[UserError], what: str = "a TOML file") -> dict[str, Any]:
     """Parse TOML text. tomllib's message already ends in '(at line L, column C)'.
 
     Fact files take a fast path (`toml_fast`) that gives the same dict; anything it does
@@ -24,4 +24,4 @@ def parse_toml(text: str, source: str, error_type: type[UserError]) -> dict[str,
     simple = parse_simple_toml(text)
     if simple is not None:
         return simple
-    return parse_toml_text(text, source, error_type)
+    return parse_toml_text(text, source, error_type, what)

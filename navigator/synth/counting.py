@@ -11,7 +11,11 @@ condition links. Counts follow by dynamic programming, children first:
 
 A pair is unbounded when it lies on a cycle or reaches one: every edge here is productive
 (all children are inhabited), so a cycle can be pumped into arbitrarily large programs.
-Nothing enumerates programs; Python ints hold the exact, possibly huge, counts.
+Nothing enumerates programs; Python ints hold the exact, possibly huge, counts, up to
+MAX_COUNT: a finite count can still double its digits at every level of a recursion (a
+binary tree of depth 30 has 2^(2^30) shapes), and such numbers cost minutes to multiply and
+cannot be printed (Python converts at most 4,300 digits). Every count of a sketch's
+completions is at most the sum of the goal pairs' counts, so bounding the pairs bounds them all.
 
 Counts are computed as early as possible and memoised. Tables are evaluated depth first, so
 on an acyclic library a pair's children are finished, and counted, before the pair itself:
@@ -24,11 +28,16 @@ there). Counts depend only on the library and the facts, so every menu shares th
 
 from __future__ import annotations
 
+from fuseflow.memory import ResourceError
+from navigator.lang.formula import describe_value
 from navigator.synth.compiled import CompiledFunction, Meta
 from navigator.synth.count import ONE, UNBOUNDED, ZERO, Count
 from navigator.synth.inhabitation import Derivations, Tables
 
 _MISSING = object()
+#: the largest count kept exactly (4,000 digits)
+MAX_COUNT_DIGITS = 4000
+MAX_COUNT = 10 ** MAX_COUNT_DIGITS
 
 
 class DerivationCounts:
@@ -145,6 +154,11 @@ class DerivationCounts:
                 term = None if weight is None or term is None else term * weight
             results.append((fi, term))
             total = None if term is None or total is None else total + term
+        if total is not None and total > MAX_COUNT:
+            raise ResourceError(
+                f"{node[0]} {_short(meta_text(node[1]))} has more than 10^{MAX_COUNT_DIGITS} complete programs; "
+                f"Navigator counts exactly up to {MAX_COUNT_DIGITS:,} digits", where=self.tables.budget.where,
+                fix="the library's recursion multiplies the programs at every level; bound it more tightly")
         meta = node[1]
         nf = self._nf
         for fi, term in results:
@@ -246,3 +260,11 @@ def _count(n: int | None) -> Count:
     if n == 1:
         return ONE
     return Count(n)
+
+
+def meta_text(meta: Meta) -> str:
+    return "(" + ", ".join(describe_value(v) for v in meta) + ")"
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 80 else text[:60] + "...)"

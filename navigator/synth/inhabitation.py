@@ -41,9 +41,11 @@ import gc
 from collections import deque
 from contextlib import contextmanager
 from functools import partial
+from itertools import product
 from typing import Callable, Iterator, Mapping
 
 from navigator.lang.formula import value_type_of
+from navigator.synth.budget import WorkBudget
 from navigator.synth.compiled import CompiledFunction, FactIndex, Meta
 from navigator.synth.domain import Domain
 from navigator.synth.solver import FULL, PROJECT, ComponentResult, Plan, compile_plan
@@ -116,9 +118,13 @@ class Tables:
     """
 
     def __init__(self, functions: tuple[CompiledFunction, ...],
-                 type_fields: Mapping[str, tuple[str, ...]], domain: Domain, facts: FactIndex):
-        """`type_fields`: each type's field value types ("Int", "Str", "Bool"), in order."""
+                 type_fields: Mapping[str, tuple[str, ...]], domain: Domain, facts: FactIndex,
+                 budget: WorkBudget | None = None):
+        """`type_fields`: each type's field value types ("Int", "Str", "Bool"), in order;
+        `budget`: what every solve and answer is paid from (the caller resets it per
+        operation)."""
         self.functions = functions
+        self.budget = budget if budget is not None else WorkBudget()
         self.domain = domain
         self.facts = facts
         self.type_fields = dict(type_fields)
@@ -159,7 +165,7 @@ class Tables:
         plan = self._plans.get(key)
         if plan is None:
             plan = self._plans[key] = compile_plan(cf, fixed_ret, fixed_slots, self.domain,
-                                                   self.facts, self.group)
+                                                   self.facts, self.group, self.budget)
         return plan
 
     # -- public queries (always answered from finished tables) -----------------------
@@ -331,7 +337,7 @@ class Tables:
                     components = run(values, None, lookup)
                     if components is not None:
                         for meta in _assemble(len(cf.slot_fields[0]), positions, values,
-                                              components):
+                                              components, self.budget, cf.name):
                             self._add(table, meta)
         finally:
             stack.pop()
@@ -359,7 +365,7 @@ class Tables:
                 if comp.ret_fields:
                     comp.keys = dict.fromkeys(key for key, _ in comp.solutions)
                     keyed.append(comp)
-            for meta in _assemble(arity, positions, values, keyed):
+            for meta in _assemble(arity, positions, values, keyed, self.budget, cf.name):
                 derivers.setdefault(meta, []).append((cf.index, with_params))
                 self._add(table, meta)
         if table.waiting:
@@ -398,32 +404,31 @@ class Tables:
 
 
 def _assemble(arity: int, positions: tuple[int, ...], values: tuple,
-              components: list[ComponentResult]) -> Iterator[Meta]:
-    """Every return metadata: the given fields, times the product of the components' keys."""
+              components: list[ComponentResult], budget: WorkBudget, name: str) -> Iterator[Meta]:
+    """Every return metadata: the given fields, times the product of the components' keys.
+
+    The product is paid for before it is built: components that are each small can still
+    multiply to more answers than any table should hold."""
     with_ret = [c for c in components if c.ret_fields]
     base: list = [None] * arity
     for p, v in zip(positions, values):
         base[p] = v
-    if not with_ret:
-        yield tuple(base)
-        return
-
-    def rec(i: int) -> Iterator[Meta]:
-        if i == len(with_ret):
-            yield tuple(base)
-            return
-        comp = with_ret[i]
-        for key in comp.keys:
+    size = 1
+    for comp in with_ret:
+        size *= len(comp.keys)
+        if size > budget.left:
+            budget.exhausted(name)
+    budget.left -= size
+    for keys in product(*[comp.keys for comp in with_ret]):
+        for comp, key in zip(with_ret, keys):
             for f, v in zip(comp.ret_fields, key):
                 base[f] = v
-            yield from rec(i + 1)
-
-    yield from rec(0)
+        yield tuple(base)
 
 
 def compute_inhabited(functions: tuple[CompiledFunction, ...],
                       type_fields: Mapping[str, tuple[str, ...]], domain: Domain,
-                      facts: FactIndex) -> dict[str, list[Meta]]:
+                      facts: FactIndex, budget: WorkBudget | None = None) -> dict[str, list[Meta]]:
     """The inhabited metadata of every type (the whole fixpoint: can be large)."""
-    tables = Tables(functions, type_fields, domain, facts)
+    tables = Tables(functions, type_fields, domain, facts, budget)
     return {t: list(tables.all_of(t)) for t in type_fields}

@@ -17,7 +17,7 @@ from typing import Any
 from fuseflow.errors import UserError
 from navigator.lang import Library
 from navigator.lang.formula import value_type_of
-from navigator.synth.sketch import App, Hole, Node, Sketch
+from navigator.synth.sketch import MAX_SKETCH_DEPTH, App, Hole, Node, Sketch
 
 
 class ExpressionError(UserError):
@@ -25,13 +25,21 @@ class ExpressionError(UserError):
 
 
 def node_to_json(node: Node) -> dict[str, Any]:
-    if isinstance(node, Hole):
-        return {"Hole": node.id}
-    return {"App": [
-        {"name": node.function, "metadata": dict(node.metadata),
-         "arity": [param for param, _ in node.args]},
-        {param: node_to_json(child) for param, child in node.args},
-    ]}
+    """The JSON form of a node (built with an explicit stack: sketches can be deep)."""
+    def shell(current: Node) -> dict[str, Any]:
+        if isinstance(current, Hole):
+            return {"Hole": current.id}
+        args: dict[str, Any] = {param: None for param, _ in current.args}
+        pending.extend((child, args, param) for param, child in current.args)
+        return {"App": [{"name": current.function, "metadata": dict(current.metadata),
+                         "arity": [param for param, _ in current.args]}, args]}
+
+    pending: list[tuple[Node, dict[str, Any], str]] = []
+    root = shell(node)
+    while pending:
+        child, args, param = pending.pop()
+        args[param] = shell(child)
+    return root
 
 
 def sketch_to_json(sketch: Sketch) -> dict[str, Any]:
@@ -42,16 +50,66 @@ def sketch_from_json(data: Any, library: Library, goal_type: str, *,
                      source: str = "expression") -> Sketch:
     """Read an expression whose root has type `goal_type`; `source` names it in errors."""
     holes: set[int] = set()
-    root = _node(data, library, goal_type, "$", holes, source)
+    root = _read(data, library, goal_type, holes, source)
     return Sketch(root, max(holes) + 1 if holes else 0)
 
 
+#: what to do about an expression that does not read
+EXPRESSION_FIX = "write Honeybee's JSON expression form (docs/engine.md) for the library's functions"
+
+
 def _fail(message: str, path: str, source: str, fix: str | None = None) -> ExpressionError:
-    return ExpressionError(message, where=f"{source}: {path}", fix=fix)
+    return ExpressionError(message, where=f"{source}: {path}", fix=fix or EXPRESSION_FIX)
+
+
+class _Frame:
+    """An application being read: its checked head, and its children read so far."""
+
+    __slots__ = ("decl", "pairs", "path", "param", "pending", "next", "built")
+
+    def __init__(self, decl, pairs, path: str, param: str | None, pending: list):
+        self.decl = decl
+        self.pairs = pairs
+        self.path = path
+        #: the parameter of the parent this application fills (None at the root)
+        self.param = param
+        #: (parameter, expression, expected type, path) per child, in parameter order
+        self.pending = pending
+        self.next = 0
+        self.built: list[tuple[str, Node]] = []
+
+
+def _read(data: Any, library: Library, goal_type: str, holes: set[int], source: str) -> Node:
+    """Read the tree depth first with an explicit stack of `_Frame`s; at most
+    MAX_SKETCH_DEPTH applications deep."""
+    first = _node(data, library, goal_type, "$", holes, source, None)
+    if not isinstance(first, _Frame):
+        return first
+    stack = [first]
+    while True:
+        frame = stack[-1]
+        if frame.next < len(frame.pending):
+            param, child_data, child_type, child_path = frame.pending[frame.next]
+            frame.next += 1
+            child = _node(child_data, library, child_type, child_path, holes, source, param)
+            if isinstance(child, _Frame):
+                if len(stack) >= MAX_SKETCH_DEPTH:
+                    raise _fail(f"the expression nests more than {MAX_SKETCH_DEPTH} applications deep",
+                                child_path, source, f"Navigator's sketches nest at most {MAX_SKETCH_DEPTH} deep")
+                stack.append(child)
+            else:
+                frame.built.append((param, child))
+            continue
+        stack.pop()
+        app = App(frame.decl.name, frame.decl.ret, frame.pairs, tuple(frame.built))
+        if not stack:
+            return app
+        stack[-1].built.append((frame.param, app))  # type: ignore[arg-type]
 
 
 def _node(data: Any, library: Library, expected: str, path: str, holes: set[int],
-          source: str) -> Node:
+          source: str, param: str | None) -> Hole | _Frame:
+    """Check one node: a Hole, or the head of an application (its children are read later)."""
     if not isinstance(data, dict) or len(data) != 1 or next(iter(data)) not in ("Hole", "App"):
         raise _fail("an expression is {\"Hole\": n} or {\"App\": [function, arguments]}", path,
                     source)
@@ -73,16 +131,16 @@ def _node(data: Any, library: Library, expected: str, path: str, holes: set[int]
     name = head.get("name")
     decl = library.functions.get(name) if isinstance(name, str) else None
     if decl is None:
-        raise _fail(f"unknown function {name!r}", f"{path}.App[0].name", source)
+        raise _fail(f"unknown function {_shown(name)}", f"{path}.App[0].name", source)
     if decl.ret != expected:
         raise _fail(f"{name} returns {decl.ret}, but a {expected} is needed here",
                     f"{path}.App[0].name", source)
     arity = head.get("arity", list(decl.param_names))
     if not isinstance(arity, list) or sorted(map(str, arity)) != sorted(decl.param_names):
-        raise _fail(f"arity of {name} is {list(decl.param_names)}, got {arity!r}",
+        raise _fail(f"arity of {name} is {list(decl.param_names)}, got {_shown(arity)}",
                     f"{path}.App[0].arity", source)
     if sorted(args) != sorted(decl.param_names):
-        raise _fail(f"{name} takes arguments {list(decl.param_names)}, got {sorted(args)}",
+        raise _fail(f"{name} takes arguments {list(decl.param_names)}, got {_shown(sorted(args))}",
                     f"{path}.App[1]", source)
     metadata = head.get("metadata", {})
     ret = library.types[decl.ret]
@@ -93,9 +151,17 @@ def _node(data: Any, library: Library, expected: str, path: str, holes: set[int]
     for field in ret.fields:
         value = metadata[field.name]
         if value_type_of(value) != field.type:
-            raise _fail(f"metadata {field.name} is {field.type}, got {value!r}",
+            raise _fail(f"metadata {field.name} is {field.type}, got {_shown(value)}",
                         f"{path}.App[0].metadata.{field.name}", source)
         pairs.append((field.name, value))
-    children = tuple((p.name, _node(args[p.name], library, p.type, f"{path}.App[1].{p.name}",
-                                    holes, source)) for p in decl.params)
-    return App(decl.name, decl.ret, tuple(pairs), children)
+    pending = [(p.name, args[p.name], p.type, f"{path}.App[1].{p.name}") for p in decl.params]
+    return _Frame(decl, tuple(pairs), path, param, pending)
+
+
+def _shown(value: Any) -> str:
+    """A value from the JSON for a message: its repr, cut when long."""
+    try:
+        text = repr(value) if not isinstance(value, (dict, list)) or len(value) < 20 else type(value).__name__
+    except (ValueError, RecursionError):  # an integer of over 4,300 digits, a deep list
+        text = type(value).__name__
+    return text if len(text) <= 60 else text[:40] + "..." + text[-10:]

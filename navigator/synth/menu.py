@@ -8,8 +8,8 @@ and the CLI can refer to it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Mapping
 
 from navigator.lang.formula import Value, format_value, same_value
 from navigator.synth.count import Count
@@ -108,36 +108,64 @@ class HoleMenu:
         }
 
 
-@dataclass(frozen=True)
 class Menus:
-    """Menus for every open hole of one sketch, in ascending hole order."""
+    """Menus for every open hole of one sketch, in ascending hole order.
 
-    holes: tuple[HoleMenu, ...]
-    #: complete programs extending the sketch (1 for a valid complete program)
-    total: Count
-    #: why the sketch cannot be completed, when it cannot (then every menu is empty)
-    blocked: str | None = None
-    _by_hole: dict[int, HoleMenu] = field(default_factory=dict, compare=False, repr=False)
+    A hole's menu may be given lazily, as a function that builds it (`makers`): a step taken
+    one hole at a time (a strategy, sampling) then builds one menu rather than every open
+    hole's, which keeps large sketches from costing time in proportion to their holes."""
 
-    def __post_init__(self) -> None:
-        self._by_hole.update({m.hole: m for m in self.holes})
+    def __init__(self, holes: tuple[HoleMenu, ...] = (), total: Count | None = None,
+                 blocked: str | None = None, *,
+                 makers: dict[int, Callable[[], HoleMenu]] | None = None):
+        #: complete programs extending the sketch (1 for a valid complete program)
+        self.total = total
+        #: why the sketch cannot be completed, when it cannot (then every menu is empty)
+        self.blocked = blocked
+        self._by_hole: dict[int, HoleMenu] = {m.hole: m for m in holes}
+        #: hole -> how to build its menu, in ascending hole order (holes given lazily)
+        self._makers = dict(makers or {})
+        self._holes: tuple[HoleMenu, ...] | None = None if self._makers else tuple(holes)
+
+    @property
+    def holes(self) -> tuple[HoleMenu, ...]:
+        if self._holes is None:
+            self._holes = tuple(self._menu(hole) for hole in self._makers)
+        return self._holes
+
+    def _menu(self, hole: int) -> HoleMenu | None:
+        menu = self._by_hole.get(hole)
+        if menu is None:
+            maker = self._makers.get(hole)
+            if maker is None:
+                return None
+            menu = self._by_hole[hole] = maker()
+        return menu
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Menus):
+            return NotImplemented
+        return (self.holes, self.total, self.blocked) == (other.holes, other.total, other.blocked)
+
+    def __repr__(self) -> str:
+        return f"Menus(total={self.total}, blocked={self.blocked!r}, holes={len(self.holes)})"
 
     @property
     def completable(self) -> bool:
         return self.blocked is None
 
     def for_hole(self, hole: int) -> HoleMenu:
-        try:
-            return self._by_hole[hole]
-        except KeyError:
-            raise KeyError(f"?{hole} is not an open hole") from None
+        menu = self._menu(hole)
+        if menu is None:
+            raise KeyError(f"?{hole} is not an open hole")
+        return menu
 
     def option(self, hole: int, option_id_: str) -> MenuOption | None:
-        menu = self._by_hole.get(hole)
+        menu = self._menu(hole)
         return menu.option(option_id_) if menu else None
 
     def find(self, hole: int, function: str, metadata: Mapping[str, Value]) -> MenuOption | None:
-        menu = self._by_hole.get(hole)
+        menu = self._menu(hole)
         if menu is None:
             return None
         for option in menu.options:

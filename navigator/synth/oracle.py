@@ -23,18 +23,21 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Iterator, Mapping
 
-from navigator.lang import FactProgram, Library
+from navigator.lang import FactProgram, Library, LibraryError
 from navigator.lang.formula import Value, format_value, same_value, value_type_of
+from navigator.synth.budget import WORK_PER_FACT, WorkBudget, max_work
 from navigator.synth.compiled import FactIndex, Meta, compile_library
 from navigator.synth.cost import CostFunction
 from navigator.synth.count import UNBOUNDED, ZERO, Count
 from navigator.synth.counting import DerivationCounts
 from navigator.synth.domain import build_domain
+from navigator.synth.heights import CompletionHeights, shortest_chain, type_heights
 from navigator.synth.inhabitation import Tables, gc_paused
 from navigator.synth.menu import HoleMenu, MenuOption, Menus, option_id
-from navigator.synth.sketch import App, Hole, Sketch
+from navigator.synth.sketch import MAX_SKETCH_DEPTH, App, Hole, Sketch
 
 
 @dataclass
@@ -50,6 +53,13 @@ class _Group:
     #: (made on first use; an application's groups are cached, so menus after a step only
     #: rebuild the options' counts)
     bases: dict[int, tuple] = field(default_factory=dict)
+    #: the slots' types, and the solutions `(ret key, metas)` behind the weights (for
+    #: defaults that must pick by the smallest completion)
+    types: tuple[str, ...] = ()
+    solutions: list = field(default_factory=list)
+    #: the application whose hole children these are, as (function index, metadata); None
+    #: for the root hole
+    parent: tuple[int, Meta] | None = None
 
 
 def _mul(a: int | None, b: int | None) -> int | None:
@@ -64,8 +74,14 @@ def _as_count(n: int | None) -> Count:
 class Oracle:
     """Menus, counts and step checks for one library and fact program."""
 
-    def __init__(self, library: Library, facts: FactProgram, *, cost: CostFunction | None = None):
-        with gc_paused():
+    def __init__(self, library: Library, facts: FactProgram, *, cost: CostFunction | None = None,
+                 work_limit: int | None = None):
+        """`work_limit`: candidate rows one operation may visit (default: `budget.max_work()`,
+        plus WORK_PER_FACT per fact)."""
+        if work_limit is None:
+            work_limit = max_work() + WORK_PER_FACT * len(facts.facts)
+        self.budget = WorkBudget(work_limit, where=", ".join(library.sources) or "the library")
+        with gc_paused(), self.budget.operation():
             self._start(library, facts, cost)
 
     def _start(self, library: Library, facts: FactProgram, cost: CostFunction | None) -> None:
@@ -73,6 +89,8 @@ class Oracle:
         self.library = library
         self.facts = facts
         self.cost = cost
+        self._type_heights = type_heights(library)
+        _check_goal_depth(library, facts.goal.type, self._type_heights)
         self.fact_index = FactIndex(facts)
         self.domain = build_domain(library, facts, self.fact_index)
         self.functions = compile_library(library)
@@ -80,8 +98,9 @@ class Oracle:
         self.tables = Tables(self.functions,
                              {name: tuple(f.type for f in t.fields)
                               for name, t in library.types.items()},
-                             self.domain, self.fact_index)
+                             self.domain, self.fact_index, self.budget)
         self.counts = DerivationCounts(self.functions, self.tables)
+        self.heights = CompletionHeights(self.functions, self.tables)
         goal = facts.goal
         goal_fields = library.types[goal.type].field_names
         wanted = sorted((goal_fields.index(k), v) for k, v in goal.args)
@@ -114,11 +133,14 @@ class Oracle:
     def inhabited_metadata(self, type_name: str) -> list[dict[str, Value]]:
         """Every metadata a complete program of this type can produce."""
         names = self.library.types[type_name].field_names
-        return [dict(zip(names, m)) for m in sorted(self.tables.all_of(type_name), key=_meta_key)]
+        with self.budget.operation():
+            found = self.tables.all_of(type_name)
+        return [dict(zip(names, m)) for m in sorted(found, key=_meta_key)]
 
     def count_programs(self, type_name: str, metadata: Mapping[str, Value]) -> Count:
         names = self.library.types[type_name].field_names
-        return self.counts.value(type_name, tuple(metadata[n] for n in names))
+        with self.budget.operation():
+            return self.counts.value(type_name, tuple(metadata[n] for n in names))
 
     def menus(self, sketch: Sketch) -> Menus:
         # Keyed by identity: hashing a deep tree on every call would cost more than it saves,
@@ -126,7 +148,7 @@ class Oracle:
         cached = self._menu_cache.get(id(sketch))
         if cached is not None and cached[0] is sketch:
             return cached[1]
-        with gc_paused():
+        with gc_paused(), self.budget.operation():
             menus = self._compute_menus(sketch)
         if len(self._menu_cache) > 64:
             self._menu_cache.clear()
@@ -186,18 +208,19 @@ class Oracle:
         for index, (_, hole_slots) in enumerate(factors):
             for hole_id, slot in hole_slots.items():
                 where[hole_id] = (index, slot)
-        menus = []
+        makers = {}
         for hole in holes:
             index, slot = where[hole.id]
             others = _mul(prefix[index], suffix[index + 1])
-            menus.append(self._hole_menu(hole, parents[hole.id], factors[index][0], slot, others))
-        return Menus(tuple(menus), _as_count(prefix[-1]))
+            makers[hole.id] = partial(self._hole_menu, hole, parents[hole.id], factors[index][0], slot, others)
+        return Menus(total=_as_count(prefix[-1]), makers=makers)
 
     def _hole_menu(self, hole: Hole, parent: tuple[str | None, str | None], group: _Group,
                    slot: int, others: int | None) -> HoleMenu:
         base = group.bases.get(slot)
         if base is None:
-            base = group.bases[slot] = self._menu_base(hole.type, group.weights[slot])
+            with self.budget.operation():  # menus are built lazily, after `menus` returned
+                base = group.bases[slot] = self._menu_base(hole.type, group, slot)
         entries, default_index, allowed = base
         hole_id, hole_type = hole.id, hole.type
         options = tuple([
@@ -207,10 +230,11 @@ class Oracle:
             for index, (function, metadata, weight, subtree) in enumerate(entries)])
         return HoleMenu(hole_id, hole_type, parent[0], parent[1], options, allowed)
 
-    def _menu_base(self, type_name: str, weights: dict[Meta, int | None]) -> tuple:
+    def _menu_base(self, type_name: str, group: _Group, slot: int) -> tuple:
         """A hole's options without the factor from the rest of the sketch: sorted
         (function, metadata, subtree count x weight, subtree count), the default's index,
         and the allowed metadata."""
+        weights = group.weights[slot]
         names = self.library.types[type_name].field_names
         entries = []
         for meta, weight in weights.items():
@@ -218,31 +242,67 @@ class Oracle:
             for fi in self.counts.derivers_of(type_name, meta):
                 subtree = self.counts.raw_function(fi, meta)
                 entries.append(((fi, _meta_key(meta)), self.functions[fi].name, pairs,
-                                _mul(subtree, weight), _as_count(subtree)))
+                                _mul(subtree, weight), _as_count(subtree), fi, meta))
         entries.sort(key=lambda e: e[0])
-        entries = [entry[1:] for entry in entries]
+        derivations = [(entry[5], entry[6]) for entry in entries]
+        entries = [entry[1:5] for entry in entries]
         allowed = tuple(tuple(zip(names, m)) for m in sorted(weights, key=_meta_key))
-        return entries, self._default_index(entries), allowed
+        return entries, self._default_index(entries, derivations, group, slot), allowed
 
     def _default_priorities(self) -> dict[str, int]:
         return {name: i for i, (name, decl) in enumerate(self.library.functions.items())
                 if decl.default is not None}
 
-    def _default_index(self, entries: list[tuple]) -> int | None:
-        """Which option is the hole's default: the first function marked default (library
-        order), with the metadata matching its earliest choice, first in menu order."""
-        best = None
+    def _default_index(self, entries: list[tuple], derivations: list[tuple[int, Meta]],
+                       group: _Group, slot: int) -> int | None:
+        """Which option is the hole's default (docs/engine.md#defaults).
+
+        1. The library's marks decide, in priority order (function declaration order, then the
+           mark's choices, then menu order), among the marked options below which the hole and
+           its siblings have finitely many completions: whatever defaults do there, they stop.
+        2. Otherwise following marks could recurse forever (a marked `wrap: Schedule ->
+           Schedule`). Each option gets a height, the least height of a completion of it and its
+           siblings; a marked option is still taken if its height is below the least completion
+           height of the parent application (any, at the root), so heights descend.
+        3. Otherwise the default is an option of the least height, marked ones first.
+        A hole with no marked option has no default."""
+        marked: dict[int, tuple[int, int]] = {}
         for index, (function, metadata, _, _) in enumerate(entries):
             rank = self._default_order.get(function)
             if rank is None:
                 continue
             choice = self.library.functions[function].default.matches(dict(metadata))
-            if choice is None:
-                continue
-            key = (rank, choice, index)
-            if best is None or key < best:
-                best = key
-        return None if best is None else best[2]
+            if choice is not None:
+                marked[index] = (rank, choice)
+        if not marked:
+            return None
+        finite = [(priority, index) for index, priority in marked.items() if entries[index][2] is not None]
+        if finite:
+            return min(finite)[1]
+        return self._smallest_completion(derivations, group, slot, marked)
+
+    def _smallest_completion(self, derivations: list[tuple[int, Meta]], group: _Group, slot: int,
+                             marked: dict[int, tuple[int, int]]) -> int:
+        """Rules 2 and 3 of `_default_index`. An option (f, m)'s height is max(h_f(m), the least
+        height of a completion of the hole's siblings when it has m); the parent's height
+        bounds them all, at least one option is within it when the siblings were filled by
+        these rules, and so defaults taken one below the other descend strictly in height."""
+        height = self.heights.pair
+        position = group.slots.index(slot)
+        siblings: dict[Meta, int] = {}
+        for _, metas in group.solutions:
+            tallest = max(height(t, m) for t, m in zip(group.types, metas))
+            meta = metas[position]
+            if tallest < siblings.get(meta, tallest + 1):
+                siblings[meta] = tallest
+        heights = [max(siblings[meta], self.heights.function(fi, meta)) for fi, meta in derivations]
+        below = None if group.parent is None else self.heights.function(*group.parent)
+        within = [(priority, index) for index, priority in marked.items()
+                  if below is None or heights[index] < below]
+        if within:
+            return min(within)[1]
+        return min(range(len(derivations)),
+                   key=lambda index: (heights[index], index not in marked, marked.get(index, (0, 0)), index))
 
     # -- completability -------------------------------------------------------------
 
@@ -259,6 +319,12 @@ class Oracle:
             if root.type != goal.type:
                 return f"the root hole has type {root.type}, the goal is {goal.type}"
             if not self.goal_metadata:
+                if not self.library.functions_returning(goal.type):
+                    return f"no function of the library returns the goal type {goal.type}"
+                if goal.type not in self._type_heights:
+                    return (f"no program of the goal type {goal.type} can be built at all: every function "
+                            "building it needs, at some depth, a type that no function builds without "
+                            "that type itself (a recursion with no base case)")
                 return f"no complete program of goal type {goal.type} satisfies the goal"
             group = self._root_group
             if group is None:
@@ -267,7 +333,8 @@ class Oracle:
                 for m in self.goal_metadata:
                     n = self.counts.raw(goal.type, m)
                     group_total = None if n is None or group_total is None else group_total + n
-                group = self._root_group = _Group((1,), group_total, {1: weights})
+                group = self._root_group = _Group((1,), group_total, {1: weights}, types=(goal.type,),
+                                                  solutions=[((), (m,)) for m in self.goal_metadata])
             factors.append((group, {root.id: 1}))
             return None
         if root.type != goal.type:
@@ -359,7 +426,8 @@ class Oracle:
                         bucket[meta] = None if previous is None or rest is None else previous + rest
                     else:
                         bucket[meta] = rest
-            groups.append(_Group(comp.param_slots, group_total, weights))
+            groups.append(_Group(comp.param_slots, group_total, weights, types=tuple(types),
+                                 solutions=comp.solutions, parent=(cf.index, app.meta)))
         return groups
 
     def _shape_problem(self, cf, app: App) -> str | None:
@@ -382,6 +450,19 @@ class Oracle:
         return None
 
 
+def _check_goal_depth(library: Library, goal_type: str, heights: Mapping[str, int]) -> None:
+    """Refuse up front a goal whose every program nests deeper than a sketch may."""
+    height = heights.get(goal_type)
+    if height is None or height <= MAX_SKETCH_DEPTH:
+        return
+    chain = " <- ".join(shortest_chain(library, goal_type, heights))
+    raise LibraryError(
+        f"every program of the goal type {goal_type} nests at least {height} applications deep "
+        f"({chain} ...), more than the {MAX_SKETCH_DEPTH} a sketch may nest",
+        where=", ".join(library.sources) or "the library",
+        fix="shorten the chain of types that builds the goal")
+
+
 def _hole_id(hole: Hole) -> int:
     return hole.id
 
@@ -400,7 +481,8 @@ class _InhabitedView(Mapping):
     def __getitem__(self, type_name: str) -> list[Meta]:
         if type_name not in self._names:
             raise KeyError(type_name)
-        return list(self._tables.all_of(type_name))
+        with self._tables.budget.operation():
+            return list(self._tables.all_of(type_name))
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._names)

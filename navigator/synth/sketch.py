@@ -4,14 +4,31 @@ Nodes are immutable, so every step makes a new sketch and old ones stay valid (u
 them). Holes are numbered by a counter that only grows: filling a hole with a function
 of arity k creates holes `next_hole ... next_hole + k - 1` in parameter order. Replaying
 the same steps therefore always produces the same numbers.
+
+A recursive library makes sketches as deep as its user goes, so nothing here recurses over
+the tree: walks use explicit stacks, and an application's hash is computed once, without
+recursion, and cached. A sketch nests at most MAX_SKETCH_DEPTH applications: its JSON form
+(three levels per application) must stay within what Python's JSON reader and writer,
+which do recurse, can handle.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator, Mapping, Union
 
+from fuseflow.memory import ResourceError
 from navigator.lang.formula import Value
+
+#: applications on the longest path from the root (the root application is at depth 1)
+MAX_SKETCH_DEPTH = 256
+#: JSON levels a file holding a sketch may nest: Honeybee's form takes three per application
+#: ({"App": [..., {args}]}), plus a few for the file's envelope
+SKETCH_JSON_NESTING = 3 * MAX_SKETCH_DEPTH + 8
+
+
+class SketchTooDeep(ResourceError):
+    """A step would nest the sketch deeper than MAX_SKETCH_DEPTH applications."""
 
 
 @dataclass(frozen=True)
@@ -20,9 +37,11 @@ class Hole:
     type: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class App:
-    """A function application: the function, its return metadata and its arguments."""
+    """A function application: the function, its return metadata and its arguments.
+
+    Equality and hashing are structural, as for a dataclass, but without recursion."""
 
     function: str
     type: str
@@ -30,6 +49,44 @@ class App:
     metadata: tuple[tuple[str, Value], ...]
     #: (parameter, child) pairs in the function's parameter order
     args: tuple[tuple[str, "Node"], ...]
+    _hash: list = field(default_factory=list, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        if not self._hash:
+            _hash_tree(self)
+        return self._hash[0]
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if other.__class__ is not App:
+            return NotImplemented
+        pairs: list[tuple[Node, Node]] = [(self, other)]  # type: ignore[list-item]
+        while pairs:
+            a, b = pairs.pop()
+            if a is b:
+                continue
+            if a.__class__ is not b.__class__:
+                return False
+            if a.__class__ is Hole:
+                if a != b:
+                    return False
+                continue
+            if a._hash and b._hash and a._hash[0] != b._hash[0]:  # type: ignore[union-attr]
+                return False
+            if (a.function != b.function or a.type != b.type  # type: ignore[union-attr]
+                    or a.metadata != b.metadata or len(a.args) != len(b.args)):  # type: ignore[union-attr]
+                return False
+            for (pa, ca), (pb, cb) in zip(a.args, b.args):  # type: ignore[union-attr]
+                if pa != pb:
+                    return False
+                pairs.append((ca, cb))
+        return True
+
+    def __repr__(self) -> str:
+        # Not the dataclass repr: that one recurses into every child.
+        params = ", ".join(param for param, _ in self.args)
+        return f"App({self.function!r}, {self.type!r}, {self.metadata!r}, args=[{params}])"
 
     @property
     def meta(self) -> tuple[Value, ...]:
@@ -46,6 +103,46 @@ class App:
 
 
 Node = Union[Hole, App]
+
+
+def _hash_tree(root: App) -> None:
+    """Cache the hash of `root` and of every application beneath it that has none yet,
+    children first, with an explicit stack."""
+    stack = [root]
+    while stack:
+        node = stack[-1]
+        if node._hash:
+            stack.pop()
+            continue
+        missing = [child for _, child in node.args if child.__class__ is App and not child._hash]
+        if missing:
+            stack.extend(missing)  # type: ignore[arg-type]
+            continue
+        node._hash.append(hash((node.function, node.type, node.metadata,
+                                tuple([(param, hash(child)) for param, child in node.args]))))
+        stack.pop()
+
+
+def depth_of(node: Node) -> int:
+    """Applications on the longest path from `node` down (0 for a hole)."""
+    deepest = 0
+    stack = [(node, 0)]
+    while stack:
+        current, depth = stack.pop()
+        if current.__class__ is App:
+            depth += 1
+            deepest = max(deepest, depth)
+            stack.extend((child, depth) for _, child in current.args)  # type: ignore[union-attr]
+    return deepest
+
+
+def too_deep(hole_id: int, function: str, depth: int) -> SketchTooDeep:
+    what = "at the limit" if depth <= MAX_SKETCH_DEPTH else "past it"
+    return SketchTooDeep(
+        f"?{hole_id} := {function} would nest the sketch {depth} applications deep ({what}: sketches nest at "
+        f"most {MAX_SKETCH_DEPTH}, and an application there takes no arguments)",
+        fix="the library's recursion goes that deep here: choose an option that ends it (a base case), "
+            "or shorten the recursion in the library")
 
 
 @dataclass(frozen=True)
@@ -73,7 +170,11 @@ class Sketch:
 
     def holes(self) -> list[Hole]:
         """Open holes in ascending id order."""
-        return sorted((site.hole for site in self.hole_sites()), key=lambda h: h.id)
+        return sorted(_iter_holes(self.root), key=_hole_id)
+
+    def lowest_hole(self) -> Hole | None:
+        """The open hole with the smallest id (the one menus list first), or None."""
+        return min(_iter_holes(self.root), key=_hole_id, default=None)
 
     def hole_sites(self) -> list[HoleSite]:
         sites: list[HoleSite] = []
@@ -89,13 +190,13 @@ class Sketch:
         return sorted(sites, key=lambda s: s.hole.id)
 
     def hole(self, hole_id: int) -> Hole:
-        for site in self.hole_sites():
-            if site.hole.id == hole_id:
-                return site.hole
+        for hole in _iter_holes(self.root):
+            if hole.id == hole_id:
+                return hole
         raise KeyError(hole_id)
 
     def has_hole(self, hole_id: int) -> bool:
-        return any(site.hole.id == hole_id for site in self.hole_sites())
+        return any(hole.id == hole_id for hole in _iter_holes(self.root))
 
     @property
     def complete(self) -> bool:
@@ -131,17 +232,50 @@ class Sketch:
         as (field, value) pairs or a mapping in the return type's field order. This is the
         raw tree operation; `Oracle` decides which fills are allowed.
         """
-        target = None
-        for site in self.hole_sites():
-            if site.hole.id == hole_id:
-                target = site.hole
-        if target is None:
+        path = _path_to_hole(self.root, hole_id)
+        if path is None:
             raise KeyError(f"no open hole ?{hole_id}")
+        # The new application sits at depth len(path) + 1; one with parameters there would
+        # leave holes that no step could fill.
+        if len(path) + 1 + bool(params) > MAX_SKETCH_DEPTH:
+            raise too_deep(hole_id, function, len(path) + 1)
+        target = self.root if not path else path[-1][0].args[path[-1][1]][1]
         pairs = tuple(metadata.items()) if isinstance(metadata, Mapping) else tuple(metadata)
         fresh = tuple((name, Hole(self.next_hole + i, type_name))
                       for i, (name, type_name) in enumerate(params))
-        replacement = App(function, target.type, pairs, fresh)
-        return Sketch(_replace(self.root, hole_id, replacement), self.next_hole + len(params))
+        new: Node = App(function, target.type, pairs, fresh)
+        # Rebuild the path from the hole up to the root; everything else is shared.
+        for parent, index in reversed(path):
+            args = list(parent.args)
+            args[index] = (args[index][0], new)
+            new = App(parent.function, parent.type, parent.metadata, tuple(args))
+        return Sketch(new, self.next_hole + len(params))
+
+
+def _hole_id(hole: Hole) -> int:
+    return hole.id
+
+
+def _path_to_hole(root: Node, hole_id: int) -> list[tuple[App, int]] | None:
+    """The (application, argument index) pairs from the root down to hole `hole_id`, or None
+    if it is not an open hole. Iterative: very deep sketches do not hit the recursion limit."""
+    if root.__class__ is Hole:
+        return [] if root.id == hole_id else None  # type: ignore[union-attr]
+    parent: dict[int, tuple[App, int]] = {}
+    stack: list[App] = [root]  # type: ignore[list-item]
+    while stack:
+        node = stack.pop()
+        for index, (_, child) in enumerate(node.args):
+            if child.__class__ is App:
+                parent[id(child)] = (node, index)
+                stack.append(child)  # type: ignore[arg-type]
+            elif child.id == hole_id:  # type: ignore[union-attr]
+                path = [(node, index)]
+                while id(path[-1][0]) in parent:
+                    path.append(parent[id(path[-1][0])])
+                path.reverse()
+                return path
+    return None
 
 
 def _iter_holes(node: Node) -> Iterator[Hole]:
@@ -152,30 +286,3 @@ def _iter_holes(node: Node) -> Iterator[Hole]:
             yield current
         else:
             stack.extend(child for _, child in current.args)
-
-
-def _replace(root: Node, hole_id: int, replacement: Node) -> Node:
-    """Rebuild the path from the root to the hole; everything else is shared.
-
-    Iterative, so very deep sketches (long recursive chains) do not hit Python's
-    recursion limit.
-    """
-    path: list[tuple[App, int]] = []
-    stack: list[tuple[Node, list[tuple[App, int]]]] = [(root, [])]
-    while stack:
-        node, trail = stack.pop()
-        if isinstance(node, Hole):
-            if node.id == hole_id:
-                path = trail
-                break
-            continue
-        for index, (_, child) in enumerate(node.args):
-            stack.append((child, trail + [(node, index)]))
-    else:
-        return root
-    new: Node = replacement
-    for parent, index in reversed(path):
-        args = list(parent.args)
-        args[index] = (args[index][0], new)
-        new = App(parent.function, parent.type, parent.metadata, tuple(args))
-    return new

@@ -29,8 +29,9 @@ from __future__ import annotations
 import operator
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
+from navigator.synth.budget import WorkBudget
 from navigator.synth.compiled import CompiledFunction, Const, FactIndex, Meta, Operand, Var
 from navigator.synth.domain import Domain
 
@@ -109,8 +110,9 @@ class Plan:
     """A compiled query for one function with some return fields and slots given."""
 
     def __init__(self, cf: CompiledFunction, fixed_ret: tuple[int, ...],
-                 fixed_slots: tuple[int, ...]):
+                 fixed_slots: tuple[int, ...], budget: WorkBudget):
         self.cf = cf
+        self.budget = budget
         self.fixed_ret = fixed_ret
         self.fixed_slots = fixed_slots
         self.n_vars = 0
@@ -160,15 +162,18 @@ class Plan:
                 return None
         results = []
         for comp in self.components:
-            result = _run_component(comp, values, lookup, mode)
+            result = _run_component(comp, values, lookup, mode, self.budget, self.cf.name)
             if not (result.keys if mode == PROJECT else result.solutions):
                 return None  # one component without solutions sinks the whole condition
             results.append(result)
         return results
 
 
-def _run_component(comp: _ComponentPlan, values: list, lookup: Callable,
-                   mode: int) -> ComponentResult:
+def _run_component(comp: _ComponentPlan, values: list, lookup: Callable, mode: int,
+                   budget: WorkBudget, name: str) -> ComponentResult:
+    """Interpret one component: a depth-first search over its steps, without recursion (a
+    component has a step per free parameter, fact pattern and free return field, and a
+    library decides how many of those there are)."""
     result = ComponentResult(comp.ret_fields, comp.param_slots)
     steps = comp.steps
     depth = len(steps)
@@ -177,14 +182,18 @@ def _run_component(comp: _ComponentPlan, values: list, lookup: Callable,
 
     def rows_of(step):
         key = tuple([values[x] if v else x for v, x in step.key_src])
-        if step.kind == PARAM:
-            found = step.group.get(key)
-            if found.__class__ is tuple:
-                return found  # a finished table
-            return lookup(step.group, step.spec, key)
         if step.kind == ALIAS:
             return (key,)
-        return step.index.get(key, ())
+        if step.kind == PARAM:
+            rows = step.group.get(key)
+            if rows.__class__ is not tuple:  # not a finished table
+                rows = lookup(step.group, step.spec, key)
+        else:
+            rows = step.index.get(key, ())
+        budget.left -= len(rows)
+        if budget.left < 0:
+            budget.exhausted(name)
+        return rows
 
     def bind_ok(step, row) -> bool:
         for pos, i in step.binds:
@@ -197,46 +206,43 @@ def _run_component(comp: _ComponentPlan, values: list, lookup: Callable,
                 return False
         return True
 
+    def assignments(start: int, stop: int) -> Iterator[None]:
+        """Yield each time steps start..stop-1 have all bound `values` consistently."""
+        if start == stop:
+            yield None
+            return
+        level = start
+        stack = [iter(rows_of(steps[start]))]
+        while stack:
+            step = steps[level]
+            for row in stack[-1]:
+                if bind_ok(step, row):
+                    break
+            else:
+                stack.pop()
+                level -= 1
+                continue
+            if level + 1 == stop:
+                yield None
+            else:
+                level += 1
+                stack.append(iter(rows_of(steps[level])))
+
     if mode == FULL:
         solutions = result.solutions
-
-        def full(level: int) -> None:
-            if level == depth:
-                solutions.append((tuple([values[i] for i in ret_ids]),
-                                  tuple([tuple([values[i] for i in ids]) for ids in slot_ids])))
-                return
-            step = steps[level]
-            for row in rows_of(step):
-                if bind_ok(step, row):
-                    full(level + 1)
-
-        full(0)
+        for _ in assignments(0, depth):
+            solutions.append((tuple([values[i] for i in ret_ids]),
+                              tuple([tuple([values[i] for i in ids]) for ids in slot_ids])))
         return result
 
     keys = result.keys
     prune = comp.prune_level
-
-    def exists(level: int) -> bool:
-        if level == depth:
-            return True
-        step = steps[level]
-        for row in rows_of(step):
-            if bind_ok(step, row) and exists(level + 1):
-                return True
-        return False
-
-    def project(level: int) -> None:
-        if level == prune:
-            key = tuple([values[i] for i in ret_ids])
-            if key not in keys and exists(level):
+    for _ in assignments(0, prune):
+        key = tuple([values[i] for i in ret_ids])
+        if key not in keys:
+            for _ in assignments(prune, depth):
                 keys[key] = None
-            return
-        step = steps[level]
-        for row in rows_of(step):
-            if bind_ok(step, row):
-                project(level + 1)
-
-    project(0)
+                break
     return result
 
 
@@ -267,13 +273,14 @@ class _Generator:
 
 def compile_plan(cf: CompiledFunction, fixed_ret: tuple[int, ...], fixed_slots: tuple[int, ...],
                  domain: Domain, facts: FactIndex,
-                 group_of: Callable[[str, tuple[int, ...]], dict]) -> Plan:
+                 group_of: Callable[[str, tuple[int, ...]], dict],
+                 budget: WorkBudget | None = None) -> Plan:
     """Compile `cf`'s condition for the given return fields and slots.
 
     `group_of(type, positions)` returns the table group a parameter lookup of that shape
-    reads (see `inhabitation.Tables`).
+    reads (see `inhabitation.Tables`); every row a run visits is paid from `budget`.
     """
-    plan = Plan(cf, fixed_ret, fixed_slots)
+    plan = Plan(cf, fixed_ret, fixed_slots, budget if budget is not None else WorkBudget())
     fixed_ret_set = set(fixed_ret)
     fixed_slot_set = set(fixed_slots)
     var_ids: dict[Var, int] = {}
@@ -490,7 +497,7 @@ def _generate(plan: Plan, mode: int) -> Callable:
     """
     if any(len(c.steps) > _MAX_GENERATED_STEPS for c in plan.components):
         return lambda rv, sm, lookup: plan.interpret(rv, sm, lookup, mode)
-    env: dict[str, object] = {"CR": ComponentResult}
+    env: dict[str, object] = {"CR": ComponentResult, "B": plan.budget, "NAME": plan.cf.name}
     consts: dict[int, str] = {}
 
     def const(value: object) -> str:
@@ -526,16 +533,20 @@ def _generate(plan: Plan, mode: int) -> Callable:
                 emit(depth, "if " + " and ".join(test(*f) for f in step.filters) + ":")
                 depth += 1
             return depth
+        rows = f"t{level}"
         if step.kind == PARAM:
             group, spec = const(step.group), const(step.spec)
             emit(depth, f"q{level} = {key}")
-            emit(depth, f"t{level} = {group}.get(q{level})")
-            emit(depth, f"for {row} in (t{level} if t{level}.__class__ is tuple "
-                        f"else lookup({group}, {spec}, q{level})):")
+            emit(depth, f"{rows} = {group}.get(q{level})")
+            emit(depth, f"if {rows}.__class__ is not tuple: {rows} = lookup({group}, {spec}, q{level})")
         elif not step.key_src:
-            emit(depth, f"for {row} in {const(step.index.get((), ()))}:")
+            emit(depth, f"{rows} = {const(step.index.get((), ()))}")
         else:
-            emit(depth, f"for {row} in {const(step.index)}.get({key}, ()):")
+            emit(depth, f"{rows} = {const(step.index)}.get({key}, ())")
+        # the work budget (see `budget`): pay for the rows before visiting them
+        emit(depth, f"B.left -= len({rows})")
+        emit(depth, "if B.left < 0: B.exhausted(NAME)")
+        emit(depth, f"for {row} in {rows}:")
         depth += 1
         own = set()
         for _, lv, la, rv, ra in step.filters:

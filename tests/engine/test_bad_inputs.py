@@ -99,8 +99,8 @@ condition = ["ret.x = a.x", "ret.x < = a.x"]
 """)
     assert err.where.endswith("Function.f.condition[1]")
     message = str(err)
-    assert "formula does not parse" in message and "at column 9" in message
-    assert "ret.x < = a.x\n            ^" in message
+    assert "formula does not parse at column 9, at '= a.x'" in message
+    assert "\n" not in message  # the CLI prints every error on one line
 
 
 def test_less_than_on_strings(tmp_path):
