@@ -92,7 +92,7 @@ def invalid_text(data: Any) -> str | None:
 
 def _too_deep(where: str, what: str, error: type[UserError], nesting: int = MAX_NESTING) -> UserError:
     return error(f"nests arrays or tables more than {nesting} levels deep", where=where,
-                 fix=f"check that this is {what}; nothing navigator reads nests that deeply")
+                 fix=f"{what} never nests that deeply; check that the file is {what}")
 
 
 def _long_integer(text: str, where: str, error: type[UserError], what: str) -> UserError:

@@ -51,3 +51,23 @@ def test_any_text_either_parses_or_is_a_user_error(text):
             parse(text, "f")
         except UserError:
             pass
+
+
+def test_files_holding_sketches_may_nest_as_deep_as_a_sketch(tmp_path):
+    """A session's sketch nests three JSON levels per application; 64 levels would refuse the
+    session of any program with more than about 16 regions."""
+    import json
+
+    from navigator.session import Session, SessionError
+    from navigator.synth.sketch import MAX_SKETCH_DEPTH, SKETCH_JSON_NESTING
+
+    deep: dict = {"Hole": 0}
+    for _ in range(MAX_SKETCH_DEPTH):
+        deep = {"App": [{"name": "f", "metadata": {}, "arity": ["x"]}, {"x": deep}]}
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps({"format": "navigator-session", "version": 1, "steps": [], "sketch": deep}))
+    assert nesting_depth(Session.read_file(path)["sketch"], SKETCH_JSON_NESTING) == 3 * MAX_SKETCH_DEPTH + 1
+    too_deep = "[" * SKETCH_JSON_NESTING + "]" * SKETCH_JSON_NESTING  # inside the envelope: one more
+    path.write_text('{"format": "navigator-session", "version": 1, "steps": [], "sketch": ' + too_deep + "}")
+    with pytest.raises(SessionError, match=f"more than {SKETCH_JSON_NESTING} levels deep"):
+        Session.read_file(path)
