@@ -120,9 +120,12 @@ def main(argv: list[str] | None = None) -> int:
             return replay(hostile[args.replay_hostile], runner, scratch)
         cases = [] if args.no_hostile else [(f"--replay-hostile {name}", case) for name, case in hostile.items()]
         cases += [(f"--replay-case {args.seed}:{i}", case_of(args.seed, i, corpus)) for i in range(args.cases)]
-        tally, failures = Tally(), []
+        tally, failures, aborted = Tally(), [], None
         started = time.perf_counter()
-        run_all(cases, runner, scratch, max(1, args.jobs), tally, failures)
+        try:
+            run_all(cases, runner, scratch, max(1, args.jobs), tally, failures)
+        except (Exception, KeyboardInterrupt) as exc:  # report what ran (a full disk, Ctrl-C...)
+            aborted = f"{type(exc).__name__}: {exc}"
         seconds = time.perf_counter() - started
     finally:
         if not replaying:
@@ -140,15 +143,16 @@ def main(argv: list[str] | None = None) -> int:
             data = {**outcome.case.to_json(), "signature": signature, "cases": count,
                     "replay": labels[id(outcome)]}
             (folder / f"{number}.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
-    report.update({"seed": args.seed, "jobs": args.jobs, "timeout": args.timeout,
+    report.update({"aborted": aborted, "seed": args.seed, "jobs": args.jobs, "timeout": args.timeout,
                    "hostile_cases": 0 if args.no_hostile else len(hostile), "generated_cases": args.cases,
                    "corpus_seconds": round(corpus_seconds, 2), "seconds": round(seconds, 2),
                    "cases_per_second": round(len(cases) / seconds, 2) if seconds else None,
                    "target": "0 tracebacks and 0 hangs in 10,000 cases",
-                   "target_met": report["tracebacks"] == 0 and report["hangs"] == 0 and args.cases >= 10_000})
+                   "target_met": report["tracebacks"] == 0 and report["hangs"] == 0 and args.cases >= 10_000
+                   and not aborted})
     json.dump(report, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
-    return 0
+    return 1 if aborted else 0
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ class Honeybee:
     target: bytes
 
 
-@dataclass
+@dataclass(repr=False)  # Hypothesis prints the test's arguments: keep it to one line
 class Corpus:
     programs: dict[str, bytes] = field(default_factory=dict)
     dims: dict[str, list[str]] = field(default_factory=dict)
@@ -65,6 +65,12 @@ class Corpus:
     graphs: dict[str, bytes] = field(default_factory=dict)
     #: spmm's default schedule (every parallel factor 1): valid on any graph
     default_spmm_schedule: bytes = b""
+
+    def __repr__(self) -> str:
+        return f"Corpus({len(self.programs)} programs, {sum(map(len, self.schedules.values()))} schedules, ...)"
+
+    def _repr_pretty_(self, printer, cycle) -> None:  # Hypothesis's printer otherwise lists every field
+        printer.text(repr(self))
 
 
 def small_dims(program_text: bytes) -> list[str]:

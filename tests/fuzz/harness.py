@@ -14,6 +14,8 @@ Hard failures (the pytest fails on any):
   crash-file      a crash report appeared in NAVIGATOR_CRASH_DIR
   memory          peak RSS above the limit
   modified-files  a file changed that the command line does not name as an output
+  huge-output     more than 16 MiB on stdout or stderr, or a file of over 64 MiB written
+                  (a file hitting the RLIMIT_FSIZE cap of tests/fuzz/runner.py counts too)
   error-line      exit 2 whose last line on stderr does not start with "navigator: error:"
 Contract findings (counted and reported, never failing the pytest):
   no-location     the error line names no file, key or argument (`WHERE: MESSAGE`)
@@ -38,9 +40,12 @@ from tests.fuzz.snapshot import Change, compare, take_snapshot
 
 #: peak resident memory a case may use (the forked child starts with the parent's pages)
 RSS_LIMIT_KIB = 1536 * 1024
+#: what a case may print, and the largest file it may write: small inputs make small outputs
+PRINT_LIMIT = 16 << 20
+WRITE_LIMIT = 64 << 20
 ERROR_PREFIX = "navigator: error:"
 HARD = ("hang", "signal", "exit-code", "traceback", "internal-error", "crash-file", "memory", "modified-files",
-        "error-line")
+        "huge-output", "error-line")
 CONTRACT = ("no-location", "no-fix", "several-errors", "json-stdout")
 _TRACEBACK_MARKERS = ("Traceback (most recent call last)", "Fatal Python error")
 
@@ -51,6 +56,8 @@ class Outcome:
     result: RunResult
     named: NamedOutputs
     unexpected: list[Change] = field(default_factory=list)
+    #: the size of the largest file the case created or changed
+    largest_write: int = 0
     crash_reports: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     contract: list[str] = field(default_factory=list)
@@ -123,6 +130,8 @@ def judge(outcome: Outcome, rss_limit_kib: int = RSS_LIMIT_KIB) -> None:
         failures.append("memory")
     if outcome.unexpected:
         failures.append("modified-files")
+    if max(result.stdout_bytes, result.stderr_bytes) > PRINT_LIMIT or outcome.largest_write > WRITE_LIMIT:
+        failures.append("huge-output")
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith(ERROR_PREFIX)]
     if result.exit_code == 2 and not result.hung:
@@ -181,7 +190,9 @@ class CaseRun:
             return None
         changes = compare(self.before, take_snapshot(self.root))
         reports = [path.read_text(encoding="utf-8", errors="replace") for path in sorted(self.crash.iterdir())]
-        outcome = Outcome(self.case, result, self.named, unexpected_changes(changes, self.named), reports)
+        largest = max((c.after.size for c in changes if c.after is not None and c.after.kind == "file"), default=0)
+        outcome = Outcome(self.case, result, self.named, unexpected=unexpected_changes(changes, self.named),
+                          crash_reports=reports, largest_write=largest)
         judge(outcome, self.rss_limit_kib)
         if not self.keep:
             remove_tree(self.folder)
@@ -203,7 +214,7 @@ def run_case(case: Case, runner: ForkRunner, scratch: Path, **options) -> Outcom
     return CaseRun(case, runner, scratch, **options).wait()
 
 
-@dataclass
+@dataclass(repr=False)
 class Tally:
     """Counts over many outcomes, and the first reproducer of each distinct failure."""
 
@@ -214,6 +225,12 @@ class Tally:
     contract_examples: dict = field(default_factory=dict)
     distinct: dict = field(default_factory=dict)  # signature -> [count, first Outcome]
     seconds: float = 0.0
+
+    def __repr__(self) -> str:
+        return f"Tally({sum(self.cases.values())} cases)"
+
+    def _repr_pretty_(self, printer, cycle) -> None:  # Hypothesis's printer otherwise lists every field
+        printer.text(repr(self))
 
     def add(self, outcome: Outcome) -> None:
         result = outcome.result
@@ -244,6 +261,7 @@ class Tally:
             "bad_exit_codes": self.failures["exit-code"],
             "memory_limit_breaches": self.failures["memory"],
             "modified_file_violations": self.failures["modified-files"],
+            "huge_outputs": self.failures["huge-output"],
             "error_line_violations": self.failures["error-line"],
             "contract_violations": {kind: self.contract[kind] for kind in CONTRACT},
             "contract_examples": self.contract_examples,

@@ -20,6 +20,7 @@ output is a half-finished write.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import os
 import re
@@ -49,13 +50,18 @@ class NamedOutputs:
         return {name: sorted(getattr(self, name)) for name in ("files", "folders", "locks", "numbered")}
 
 
-def parse_arguments(argv: list[str]):
-    """Navigator's parse of `argv`, or None when the parser refuses it (then nothing may change)."""
+@functools.lru_cache(maxsize=1)
+def _parser():
     from navigator.cli import build_parser
 
+    return build_parser()
+
+
+def parse_arguments(argv: list[str]):
+    """Navigator's parse of `argv`, or None when the parser refuses it (then nothing may change)."""
     with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
         try:
-            return build_parser().parse_args(list(argv))
+            return _parser().parse_args(list(argv))
         except SystemExit:
             return None
 

@@ -13,7 +13,9 @@ in a child made by os.fork(), which starts with those modules already in memory:
   to what a fresh `python -m navigator` would have left at this depth), signal handlers,
   faulthandler (re-enabled on the new stderr, so a segfault leaves "Fatal Python error");
 - it caps its address space with RLIMIT_AS (a generous hard cap: a runaway case fails
-  instead of eating the machine) and sets NAVIGATOR_MAX_MEMORY so that Navigator's own
+  instead of eating the machine) and the size of any file it writes with RLIMIT_FSIZE
+  (the disk is shared: a case printing forever fails with EFBIG instead of filling it;
+  Python ignores SIGXFSZ), and sets NAVIGATOR_MAX_MEMORY so that Navigator's own
   estimates refuse big work first, and NAVIGATOR_CRASH_DIR so that a crash report lands
   in the case's crash folder;
 - it calls the entry point (navigator.cli.main), catches SystemExit (argparse), prints any
@@ -49,6 +51,10 @@ from typing import Callable
 GIB = 1 << 30
 #: the child's address-space cap above what it inherits from the parent
 ADDRESS_SPACE_HEADROOM = 3 * GIB
+#: the largest file a child may write (RLIMIT_FSIZE), stdout and stderr included
+FILE_SIZE_LIMIT = 256 << 20
+#: how much of a long stdout/stderr the parent reads: this much of its start and of its end
+READ_LIMIT = 512 << 10
 #: the exit code of a child whose entry point let an exception escape (a traceback)
 ESCAPED_EXCEPTION = 70
 #: the frames a fresh `python -m navigator` has below navigator.cli.main (runpy, __main__)
@@ -106,6 +112,9 @@ class RunResult:
     max_rss_kib: int
     stdout: str
     stderr: str
+    #: the sizes of stdout and stderr in bytes (the text above is cut when they are long)
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
 
 
 @dataclass
@@ -153,8 +162,9 @@ class Running:
             pass
         _, status, usage = os.wait4(self.pid, 0)
         code = None if hung else os.waitstatus_to_exitcode(status)
-        self.result = RunResult(code, hung, time.monotonic() - self.started, usage.ru_maxrss,
-                                _read(self.out_path), _read(self.err_path))
+        (out, out_bytes), (err, err_bytes) = _read(self.out_path), _read(self.err_path)
+        self.result = RunResult(code, hung, time.monotonic() - self.started, usage.ru_maxrss, out, err,
+                                out_bytes, err_bytes)
         return self.result
 
     def poll(self) -> RunResult | None:
@@ -180,11 +190,20 @@ class Running:
             self._finish(hung=True)
 
 
-def _read(path: Path) -> str:
+def _read(path: Path) -> tuple[str, int]:
+    """The text of a child's stdout or stderr (its start and end when long), and its size."""
     try:
-        return path.read_bytes().decode("utf-8", "backslashreplace")
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            data = handle.read(READ_LIMIT)
+            if size > 2 * READ_LIMIT:
+                handle.seek(size - READ_LIMIT)
+                data += f"\n[... {size - 2 * READ_LIMIT} bytes left out ...]\n".encode() + handle.read()
+            else:
+                data += handle.read()
     except OSError:
-        return ""
+        return "", 0
+    return data.decode("utf-8", "backslashreplace"), size
 
 
 class ForkRunner:
@@ -207,6 +226,10 @@ class ForkRunner:
         pid = os.fork()
         if pid == 0:  # the child: never returns
             _child(self.entry, folder, list(argv), out_path, err_path, env, address_space)
+        try:  # the child does this too; whichever runs first, a kill at the timeout reaches the group
+            os.setpgid(pid, pid)
+        except OSError:
+            pass
         return Running(pid, out_path, err_path, self.limits.timeout)
 
     def run(self, folder: Path, argv: list[str], io_folder: Path, crash_folder: Path) -> RunResult:
@@ -226,7 +249,11 @@ def _child(entry, folder: Path, argv: list[str], out_path: Path, err_path: Path,
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         faulthandler.enable(file=sys.stderr, all_threads=True)
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            address_space = min(address_space, hard)
         resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
         sys.setrecursionlimit(_stack_depth() + 1000 - FRESH_DEPTH)
         code = _call(entry, argv)
     except BaseException:  # noqa: BLE001 - the harness's own failure in the child: show it

@@ -21,7 +21,7 @@ from tests.fuzz.cases import CLASSES, DIRECTORY, Case, FileSpec, symlink
 from tests.fuzz.formats import dump_json, dump_toml
 from tests.fuzz.harness import run_case
 from tests.fuzz.outputs import named_outputs
-from tests.fuzz.runner import FRESH_DEPTH, ForkRunner, Limits
+from tests.fuzz.runner import FILE_SIZE_LIMIT, FRESH_DEPTH, READ_LIMIT, ForkRunner, Limits
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -137,6 +137,7 @@ def test_the_child_has_a_clean_environment_and_an_address_space_cap(tmp_path, mo
     def entry(argv):
         soft, _ = resource.getrlimit(resource.RLIMIT_AS)
         print(json.dumps({"session": os.environ.get("NAVIGATOR_SESSION"), "cap": soft,
+                          "file_size": resource.getrlimit(resource.RLIMIT_FSIZE)[0],
                           "max_memory": os.environ["NAVIGATOR_MAX_MEMORY"], "cwd": os.getcwd(),
                           "crash": os.environ["NAVIGATOR_CRASH_DIR"]}))
         return 0
@@ -144,8 +145,19 @@ def test_the_child_has_a_clean_environment_and_an_address_space_cap(tmp_path, mo
     outcome = run(entry, tmp_path)
     seen = json.loads(outcome.result.stdout)
     assert seen["session"] is None and seen["max_memory"] == "1G"
-    assert seen["cap"] != resource.RLIM_INFINITY
+    assert seen["cap"] != resource.RLIM_INFINITY and seen["file_size"] == FILE_SIZE_LIMIT
     assert seen["cwd"].endswith("/root") and seen["crash"].endswith("/crash")
+
+
+def test_a_flood_of_output_is_reported_and_read_in_part(tmp_path):
+    def entry(argv):
+        sys.stdout.write("start\n" + "x" * (17 << 20) + "\nend\n")
+        return 0
+
+    outcome = run(entry, tmp_path)
+    assert outcome.failures == ["huge-output"]
+    assert outcome.result.stdout_bytes > 17 << 20 and len(outcome.result.stdout) < 3 * READ_LIMIT
+    assert outcome.result.stdout.startswith("start") and outcome.result.stdout.endswith("end\n")
 
 
 # ---------------------------------------------------------------- files a command may change
