@@ -55,6 +55,8 @@ class Case:
     def materialize(self, root: Path) -> None:
         for relative, spec in self.files.items():
             path = root / relative
+            if Path(relative).is_absolute() or ".." in Path(relative).parts:
+                raise ValueError(f"a case lays out files in its own folder only, not at {relative!r}")
             path.parent.mkdir(parents=True, exist_ok=True)
             if spec.kind == "file":
                 path.write_bytes(spec.data)

@@ -364,7 +364,8 @@ def reshape_output(rng: random.Random, layout: Layout, path: str) -> None:
         layout.files[path] = symlink("../" * path.count("/") + "elsewhere/target.out")
     elif shape == "dangling-link":
         layout.files[path] = symlink("../" * path.count("/") + "made-by-link/new.out")
-    elif shape == "dev-full":
+    elif shape == "dev-full":  # only the command line changes: nothing is laid out at /dev/full
+        layout.files.pop(path, None)
         layout.rename(path, "/dev/full")
     elif shape == "read-only-folder":
         _read_only_folder(layout, path)

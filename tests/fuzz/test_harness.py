@@ -292,6 +292,18 @@ def test_a_case_survives_its_json_form(tmp_path):
     assert Case.from_json(json.loads(json.dumps(case.to_json()))) == case
 
 
+def test_a_case_lays_out_files_in_its_own_folder_only(tmp_path, fuzz_corpus):
+    from tests.fuzz.generators import generate
+
+    for escaping in ("/dev/full", "../outside"):
+        with pytest.raises(ValueError, match="its own folder"):
+            Case("session", ["show"], {escaping: FileSpec.text("{}")}).materialize(tmp_path / "root")
+    for klass in CLASSES:
+        for seed in range(300):
+            for path in generate(klass, random.Random(seed), fuzz_corpus).files:
+                assert not Path(path).is_absolute() and ".." not in Path(path).parts, (klass, seed, path)
+
+
 @pytest.mark.parametrize("klass", CLASSES)
 def test_valid_inputs_pass_every_check_and_every_command_succeeds(klass, fuzz_corpus, fuzz_runner, fuzz_scratch):
     """No false positives, and the fuzzer's commands reach past argument and file checks:
