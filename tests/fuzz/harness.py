@@ -110,6 +110,14 @@ def _exception_site(text: str) -> list[str]:
     return site
 
 
+def _message_shape(stderr: str) -> str:
+    """The last error line with quoted text, paths and numbers blanked, to group like messages."""
+    line = stderr.strip().splitlines()[-1] if stderr.strip() else ""
+    line = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", line[len(ERROR_PREFIX):].strip())
+    line = re.sub(r"\S*/\S*|\d+", "#", line)
+    return line[:120]
+
+
 def judge(outcome: Outcome, rss_limit_kib: int = RSS_LIMIT_KIB) -> None:
     """Fill in outcome.failures and outcome.contract."""
     result, failures, contract = outcome.result, outcome.failures, outcome.contract
@@ -223,6 +231,8 @@ class Tally:
     failures: Counter = field(default_factory=Counter)
     contract: Counter = field(default_factory=Counter)
     contract_examples: dict = field(default_factory=dict)
+    #: error lines without a location or a fix, grouped by their message with paths and numbers blanked
+    contract_messages: Counter = field(default_factory=Counter)
     distinct: dict = field(default_factory=dict)  # signature -> [count, first Outcome]
     seconds: float = 0.0
 
@@ -241,6 +251,8 @@ class Tally:
         for kind in outcome.contract:
             self.contract_examples.setdefault(kind, {"argv": outcome.case.argv, "class": outcome.case.klass,
                                                      "stderr_tail": result.stderr[-400:]})
+        if {"no-location", "no-fix"} & set(outcome.contract):
+            self.contract_messages[_message_shape(result.stderr)] += 1
         if outcome.failures:
             entry = self.distinct.setdefault(outcome.signature(), [0, outcome])
             entry[0] += 1
@@ -265,6 +277,7 @@ class Tally:
             "error_line_violations": self.failures["error-line"],
             "contract_violations": {kind: self.contract[kind] for kind in CONTRACT},
             "contract_examples": self.contract_examples,
+            "contract_messages": dict(self.contract_messages.most_common(15)),
             "distinct_failures": [{"signature": signature, "cases": count} for signature, (count, _) in ranked],
             "first_reproducers": [{"signature": signature, "cases": count, **outcome.describe(preview)}
                                   for signature, (count, outcome) in ranked[:reproducers]],
