@@ -1,0 +1,302 @@
+"""A fork server for the fuzz harness: run `navigator.cli.main(argv)` in a forked child.
+
+Starting Python and importing numpy, scipy and Navigator costs 0.5-1 s; a case costs tens
+of milliseconds. So the parent imports everything once (`preload()`), and each case runs
+in a child made by os.fork(), which starts with those modules already in memory:
+
+- the child leaves the parent's process group (so a hang is killed with everything it
+  started, batch workers included), chdirs into the case folder, points fds 0/1/2 at
+  /dev/null and two files (the parent's own stdio, captured by pytest or not, is never
+  touched), and rebuilds sys.stdin/stdout/stderr over those fds as a fresh interpreter
+  would (UTF-8; stderr line-buffered with backslashreplace);
+- it undoes what the parent's test machinery may have changed: the recursion limit (set
+  to what a fresh `python -m navigator` would have left at this depth), signal handlers,
+  faulthandler (re-enabled on the new stderr, so a segfault leaves "Fatal Python error");
+- it caps its address space with RLIMIT_AS (a generous hard cap: a runaway case fails
+  instead of eating the machine) and the size of any file it writes with RLIMIT_FSIZE
+  (the disk is shared: a case printing forever fails with EFBIG instead of filling it;
+  Python ignores SIGXFSZ), and sets NAVIGATOR_MAX_MEMORY so that Navigator's own
+  estimates refuse big work first, and NAVIGATOR_CRASH_DIR so that a crash report lands
+  in the case's crash folder;
+- it calls the entry point (navigator.cli.main), catches SystemExit (argparse), prints any
+  other escaping exception as a traceback on its stderr, and leaves with os._exit(code).
+
+The parent polls with waitid(WNOWAIT), so it can kill leftover grandchildren before it
+reaps the child with wait4, whose rusage gives the peak RSS (ru_maxrss, KiB on Linux; it
+includes the descendants the child waited for). A child still running at the timeout is
+killed with its process group and reported as a hang.
+
+Threads: fork copies only the calling thread, so fork after importing but before starting
+any thread. `preload()` sets OPENBLAS/OMP/MKL_NUM_THREADS=1 before numpy loads, so BLAS
+starts no pool; if numpy was imported earlier (a pytest run of other tests first), the
+OpenBLAS pool already exists and its own pthread_atfork handlers make forking safe.
+`threads_other_than_main()` lets callers check that no Python thread is running.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import io
+import os
+import resource
+import signal
+import sys
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+GIB = 1 << 30
+#: the child's address-space cap above what it inherits from the parent
+ADDRESS_SPACE_HEADROOM = 3 * GIB
+#: the largest file a child may write (RLIMIT_FSIZE), stdout and stderr included
+FILE_SIZE_LIMIT = 256 << 20
+#: how much of a long stdout/stderr the parent reads: this much of its start and of its end
+READ_LIMIT = 512 << 10
+#: the exit code of a child whose entry point let an exception escape (a traceback)
+ESCAPED_EXCEPTION = 70
+#: the frames a fresh `python -m navigator` has below navigator.cli.main (runpy, __main__)
+FRESH_DEPTH = 4
+
+#: Imported once by the parent: everything the commands import lazily, so children start warm.
+PRELOAD_MODULES = (
+    "numpy", "scipy.sparse", "scipy.io", "filelock", "rich",
+    "navigator.cli", "navigator.commands.common", "navigator.commands.compiler",
+    "navigator.commands.navigation", "navigator.commands.simulate", "navigator.commands.session",
+    "navigator.commands.batch", "navigator.sessions", "navigator.sessions.views", "navigator.session",
+    "navigator.space", "navigator.sampling", "navigator.replay", "navigator.export", "navigator.auto",
+    "navigator.lang", "navigator.synth", "navigator.batch", "navigator.batch.evaluation",
+    "navigator.batch.progress", "navigator.crash",
+    "fuseflow.binding", "fuseflow.bundled", "fuseflow.hardware", "fuseflow.schedule", "fuseflow.summary",
+    "fuseflow.facts", "fuseflow.space_size", "fuseflow.data.loaders", "fuseflow.data.synthetic",
+    "fuseflow.lower", "simulator.evaluate", "simulator.report", "simulator.baselines", "simulator.data",
+)
+
+_BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+#: variables a user's shell might set that would change which files a command touches
+_CLEARED_VARIABLES = ("NAVIGATOR_SESSION", "DASK_SCHEDULER_ADDRESS", "NAVIGATOR_MAX_MEMORY", "NAVIGATOR_CRASH_DIR")
+
+
+def preload(modules: tuple[str, ...] = PRELOAD_MODULES) -> None:
+    """Import what the commands need, once, in the parent (BLAS single-threaded first)."""
+    import importlib
+
+    for name in _BLAS_THREAD_VARIABLES:
+        os.environ.setdefault(name, "1")
+    for name in modules:
+        importlib.import_module(name)
+
+
+def threads_other_than_main() -> list[str]:
+    """Python threads besides the main one (forking while they run copies none of them)."""
+    return [t.name for t in threading.enumerate() if t is not threading.main_thread()]
+
+
+def navigator_main(argv: list[str]) -> int | None:
+    from navigator.cli import main
+
+    return main(argv)
+
+
+@dataclass
+class RunResult:
+    """What one child did."""
+
+    #: the exit code, or -N when a signal N ended it (None for a hang)
+    exit_code: int | None
+    hung: bool
+    seconds: float
+    #: peak resident set size in KiB (ru_maxrss), the child and its waited-for descendants
+    max_rss_kib: int
+    stdout: str
+    stderr: str
+    #: the sizes of stdout and stderr in bytes (the text above is cut when they are long)
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+
+
+@dataclass
+class Limits:
+    timeout: float = 20.0
+    #: NAVIGATOR_MAX_MEMORY for the child: Navigator's own estimates refuse past this
+    navigator_max_memory: str = "1G"
+    #: the RLIMIT_AS hard cap in bytes; None: what the parent uses now + ADDRESS_SPACE_HEADROOM
+    address_space: int | None = None
+
+
+def _virtual_size() -> int:
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 2 * GIB
+
+
+def _stack_depth() -> int:
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    return depth
+
+
+class Running:
+    """A child in flight; `poll()` until it returns a RunResult."""
+
+    def __init__(self, pid: int, out_path: Path, err_path: Path, timeout: float):
+        self.pid = pid
+        self.out_path = out_path
+        self.err_path = err_path
+        self.started = time.monotonic()
+        self.deadline = self.started + timeout
+        self.result: RunResult | None = None
+
+    def _finish(self, hung: bool) -> RunResult:
+        try:  # stragglers: workers the child started and did not stop (or everything, on a hang)
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        _, status, usage = os.wait4(self.pid, 0)
+        code = None if hung else os.waitstatus_to_exitcode(status)
+        (out, out_bytes), (err, err_bytes) = _read(self.out_path), _read(self.err_path)
+        self.result = RunResult(code, hung, time.monotonic() - self.started, usage.ru_maxrss, out, err,
+                                out_bytes, err_bytes)
+        return self.result
+
+    def poll(self) -> RunResult | None:
+        """The result once the child has ended (or hung past the timeout), else None."""
+        if self.result is not None:
+            return self.result
+        info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        if info is not None:
+            return self._finish(hung=False)
+        if time.monotonic() > self.deadline:
+            return self._finish(hung=True)
+        return None
+
+    def wait(self) -> RunResult:
+        pause = 0.001
+        while (result := self.poll()) is None:
+            time.sleep(pause)
+            pause = min(pause * 2, 0.02)
+        return result
+
+    def kill(self) -> None:
+        if self.result is None:
+            self._finish(hung=True)
+
+
+def _read(path: Path) -> tuple[str, int]:
+    """The text of a child's stdout or stderr (its start and end when long), and its size."""
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            data = handle.read(READ_LIMIT)
+            if size > 2 * READ_LIMIT:
+                handle.seek(size - READ_LIMIT)
+                data += f"\n[... {size - 2 * READ_LIMIT} bytes left out ...]\n".encode() + handle.read()
+            else:
+                data += handle.read()
+    except OSError:
+        return "", 0
+    return data.decode("utf-8", "backslashreplace"), size
+
+
+class ForkRunner:
+    """Runs an entry point (default: navigator.cli.main) in forked children, one per case."""
+
+    def __init__(self, limits: Limits | None = None, entry: Callable[[list[str]], int | None] = navigator_main):
+        self.limits = limits or Limits()
+        self.entry = entry
+
+    def start(self, folder: Path, argv: list[str], io_folder: Path, crash_folder: Path) -> Running:
+        """Fork a child running `entry(argv)` in `folder`; its stdout/stderr go to `io_folder`."""
+        out_path, err_path = io_folder / "stdout", io_folder / "stderr"
+        address_space = self.limits.address_space or _virtual_size() + ADDRESS_SPACE_HEADROOM
+        env = {"NAVIGATOR_MAX_MEMORY": self.limits.navigator_max_memory, "NAVIGATOR_CRASH_DIR": str(crash_folder)}
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            _child(self.entry, folder, list(argv), out_path, err_path, env, address_space)
+        try:  # the child does this too; whichever runs first, a kill at the timeout reaches the group
+            os.setpgid(pid, pid)
+        except OSError:
+            pass
+        return Running(pid, out_path, err_path, self.limits.timeout)
+
+    def run(self, folder: Path, argv: list[str], io_folder: Path, crash_folder: Path) -> RunResult:
+        return self.start(folder, argv, io_folder, crash_folder).wait()
+
+
+def _child(entry, folder: Path, argv: list[str], out_path: Path, err_path: Path, env: dict[str, str],
+           address_space: int) -> None:
+    code = ESCAPED_EXCEPTION
+    try:
+        os.setpgid(0, 0)
+        _redirect(out_path, err_path)
+        os.chdir(folder)
+        for name in _CLEARED_VARIABLES:
+            os.environ.pop(name, None)
+        os.environ.update(env)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        faulthandler.enable(file=sys.stderr, all_threads=True)
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            address_space = min(address_space, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
+        sys.setrecursionlimit(_stack_depth() + 1000 - FRESH_DEPTH)
+        code = _call(entry, argv)
+    except BaseException:  # noqa: BLE001 - the harness's own failure in the child: show it
+        try:
+            traceback.print_exc()
+        except BaseException:  # noqa: BLE001
+            pass
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:  # noqa: BLE001 - e.g. a lone surrogate left in stdout's buffer
+                code = code if code != 0 else ESCAPED_EXCEPTION
+        os._exit(code)
+
+
+def _redirect(out_path: Path, err_path: Path) -> None:
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    for fd, path in ((1, out_path), (2, err_path)):
+        target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(target, fd)
+        os.close(target)
+    # What a fresh interpreter in a UTF-8 locale has: stdout strict, stderr backslashreplace.
+    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="strict")
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
+                                  errors="backslashreplace", line_buffering=True)
+
+
+def _call(entry, argv: list[str]) -> int:
+    """The exit code the interpreter would give: SystemExit's code, or a traceback and 70."""
+    try:
+        code = entry(argv)
+    except SystemExit as exc:
+        code = exc.code
+    except BaseException:  # noqa: BLE001 - what a real run would print before dying
+        traceback.print_exc()
+        return ESCAPED_EXCEPTION
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
