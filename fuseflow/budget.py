@@ -2,7 +2,8 @@
 message instead of running for hours.
 
 Fusion groupings and the orders listed in fact files are enumerated, and their number can
-double with every op or loop variable a user adds. Each such loop spends from a WorkBudget;
+double with every op or loop variable a user adds. Each such loop spends from a StepBudget
+(the engine has its own, navigator.synth.budget.WorkBudget, for the rows its solver visits);
 past its limit the budget raises ResourceError (a UserError: exit code 2) naming the
 program, what ran out and the fix. The limits are documented in docs/program-format.md.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 from fuseflow.memory import ResourceError
 
 
-class WorkBudget:
+class StepBudget:
     """Counts the steps of one computation and stops it past `limit`."""
 
     def __init__(self, limit: int, what: str, where: str, fix: str):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fuseflow.binding import Binding
-from fuseflow.budget import WorkBudget
+from fuseflow.budget import StepBudget
 from fuseflow.fusion import legal_groupings
 from fuseflow.ir import Program, Region, unify_region
 from fuseflow.orders import OrderSpace, default_order
@@ -49,7 +49,7 @@ class FactProgram:
 
     facts: list[tuple[str, dict]] = field(default_factory=list)
     goal: tuple[str, dict] = (GOAL_TYPE, {})
-    budget: WorkBudget | None = field(default=None, repr=False, compare=False)
+    budget: StepBudget | None = field(default=None, repr=False, compare=False)
 
     def add(self, prop: str, **args) -> None:
         if self.budget is not None:
@@ -112,7 +112,7 @@ def region_facts(facts: FactProgram, region: Region, binding: Binding) -> None:
 
 
 def program_facts(program: Program, binding: Binding) -> FactProgram:
-    budget = WorkBudget(MAX_FACTS, "facts for the navigator", program.path or program.name, _FACTS_FIX)
+    budget = StepBudget(MAX_FACTS, "facts for the navigator", program.path or program.name, _FACTS_FIX)
     facts = FactProgram(goal=(GOAL_TYPE, {"program": program.name}), budget=budget)
     facts.add("Program", name=program.name)
     default = canonical(program, default_grouping(program))

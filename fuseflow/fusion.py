@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import networkx as nx
 
-from fuseflow.budget import WorkBudget
+from fuseflow.budget import StepBudget
 from fuseflow.ir import MAX_VARS, Program, UnificationError, unify_region
 
 Grouping = tuple[tuple[str, ...], ...]
@@ -140,8 +140,8 @@ def legal_groupings(program: Program) -> Iterator[Grouping]:
     order of its bit mask over the remaining ops), then the groupings of the ops left. An
     explicit stack, as a grouping of a long program nests as deep as it has regions."""
     where = program.path or program.name
-    found = WorkBudget(MAX_GROUPINGS, "legal fusion groupings", where, _FUSION_FIX)
-    steps = WorkBudget(MAX_FUSION_STEPS, "steps enumerating fusion groupings", where, _FUSION_FIX)
+    found = StepBudget(MAX_GROUPINGS, "legal fusion groupings", where, _FUSION_FIX)
+    steps = StepBudget(MAX_FUSION_STEPS, "steps enumerating fusion groupings", where, _FUSION_FIX)
     graph = program.graph
     neighbours = {n: set(graph.predecessors(n)) | set(graph.successors(n)) for n in graph.nodes}
 
@@ -175,7 +175,7 @@ def legal_groupings(program: Program) -> Iterator[Grouping]:
 
 
 def _connected_sets(first: str, allowed: set[str], neighbours: dict[str, set[str]],
-                    steps: WorkBudget) -> list[frozenset[str]]:
+                    steps: StepBudget) -> list[frozenset[str]]:
     """Every set of ops holding `first` and some of `allowed` that is connected in the op graph
     (edges taken in either direction), each once: a set is grown by one neighbour at a time,
     and a neighbour passed over is banned from the rest of that branch."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from fuseflow.binding import Binding
-from fuseflow.budget import WorkBudget
+from fuseflow.budget import StepBudget
 from fuseflow.fusion import legal_groupings
 from fuseflow.ir import Program, unify_region
 from fuseflow.orders import OrderSpace
@@ -23,14 +23,14 @@ from fuseflow.schedule import allowed_stream_shapes, block_sparse_choices, level
 MAX_VISITED_ORDERS = 100_000
 
 
-def _order_budget(program: Program) -> WorkBudget:
-    return WorkBudget(MAX_VISITED_ORDERS, "dataflow orders to visit for the closed-form count",
+def _order_budget(program: Program) -> StepBudget:
+    return StepBudget(MAX_VISITED_ORDERS, "dataflow orders to visit for the closed-form count",
                       program.path or program.name,
                       "split the program into smaller programs: a region's orders grow factorially with "
                       "the loop variables no sparse operand orders")
 
 
-def region_space(program: Program, binding: Binding, ops, budget: WorkBudget | None = None) -> dict:
+def region_space(program: Program, binding: Binding, ops, budget: StepBudget | None = None) -> dict:
     region = unify_region(program, tuple(ops))
     space = OrderSpace.of_region(region)
     blocks = len(block_sparse_choices(region))

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from fuseflow.binding import Binding
 from fuseflow.cost import region_cost
-from fuseflow.budget import WorkBudget
+from fuseflow.budget import StepBudget
 from fuseflow.fusion import MAX_FUSION_STEPS, fully_fused, legal_groupings, region_problem, unfused
 from fuseflow.hardware import Hardware
 from fuseflow.ir import Program, Region, unify_region
@@ -69,7 +69,7 @@ def per_layer_grouping(program: Program, policy: str = "accumulate", dense_fixed
 
 
 def runs_without_recomputation(program: Program, ops: tuple[str, ...], policy: str,
-                               dense_fixed: bool = False, steps: WorkBudget | None = None) -> bool:
+                               dense_fixed: bool = False, steps: StepBudget | None = None) -> bool:
     """Whether some legal order runs every op of the region over its own variables only (no
     loop of another op above it, no partial sums streamed through it)."""
     region = unify_region(program, ops)
@@ -88,7 +88,7 @@ def _fewest_regions(program: Program, ops: tuple[str, ...], policy: str,
     (ties: larger regions first, in program order)."""
     best: list | None = None
     # Subsets of a layer and orders of its regions: exponential, so bounded (issue 9).
-    steps = WorkBudget(MAX_FUSION_STEPS, "steps choosing the per-layer baseline's regions",
+    steps = StepBudget(MAX_FUSION_STEPS, "steps choosing the per-layer baseline's regions",
                        program.path or program.name, "split the program into smaller programs")
 
     def ok(group: tuple[str, ...]) -> bool:
