@@ -28,7 +28,7 @@ COMMAND_MODULES = [
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):
         self.print_usage(sys.stderr)
-        self.exit(2, f"navigator: error: {message}\n")
+        self.exit(2, f"navigator: error: {message} (see `{self.prog} --help`)\n")
 
 
 def _add_global_options(parser: argparse.ArgumentParser) -> None:

@@ -38,3 +38,16 @@ def test_unreadable_schedules_exit_2(cli, tmp_path, content, fragment):
     path = tmp_path / "s.json"
     path.write_text(content)
     assert_user_error(cli("validate", str(path), "--program", "spmm"), str(path), fragment)
+
+
+def test_facts_json_is_a_summary_on_stdout_even_with_an_output_file(cli, tmp_path):
+    from tests.cli.conftest import check_schema
+
+    for extra in ([], ["-o", "f.hb.toml"]):
+        result = cli("facts", "spmm", "--dim", "N=4", "--json", *extra)
+        assert result.returncode == 0
+        data = json.loads(result.stdout)  # pure JSON, also when the facts go to a file
+        check_schema("facts", data)
+        assert data["facts"] == sum(data["props"].values()) > 0
+        assert data["output"] == (extra[1] if extra else None)
+    assert (tmp_path / "f.hb.toml").read_text().count("[[Prop]]") == data["facts"]
