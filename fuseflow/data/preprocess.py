@@ -140,8 +140,18 @@ def normalize(adj, mode: str = "sym") -> sp.csr_matrix:
 
 def preprocess(adj, *, symmetrize: bool = False, self_loops: bool = False,
                normalize: str = "none") -> sp.csr_matrix:
-    """Apply, in this order: symmetrize, add self loops, normalise (each only if asked)."""
+    """Apply, in this order: symmetrize, add self loops, normalise (each only if asked).
+
+    The whole plan is checked against the memory budget first: a step's own check would
+    come only after the steps before it had grown the matrix (self loops on a graph of
+    100 million mostly isolated vertices add 100 million entries)."""
     mode = _check_mode(normalize)
+    if hasattr(adj, "shape") and len(adj.shape) == 2:
+        n = int(adj.shape[0])
+        entries = int(adj.nnz if sp.issparse(adj) else adj.size) * (2 if symmetrize else 1) + (n if self_loops else 0)
+        check_memory(preprocess_bytes(n, entries),
+                     f"preprocessing a {n:,}-vertex adjacency into up to {entries:,} entries", "adjacency",
+                     fix="use a smaller graph")
     matrix = _as_csr(adj)
     if symmetrize:
         matrix = _symmetrize(matrix)

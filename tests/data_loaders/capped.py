@@ -40,3 +40,12 @@ def run_capped(calls: list[tuple[str, str, list, dict]], max_memory: str) -> lis
                             capture_output=True, text=True, timeout=120, cwd=REPO, env=env, check=False)
     assert result.returncode == 0, (result.returncode, result.stderr[-2000:])
     return json.loads(result.stdout)
+
+
+def load_and_preprocess(path: str) -> None:
+    """What `bind` does with a GCN's data file: load it, then symmetrize, add self loops and
+    normalize (a module-level function, so run_capped can call it by name)."""
+    from fuseflow.data.loaders import load_graph
+    from fuseflow.data.preprocess import preprocess_graph
+
+    preprocess_graph(load_graph(path), symmetrize=True, self_loops=True, normalize="sym")

@@ -403,3 +403,14 @@ def cli(tmp_path, capsys, monkeypatch) -> InProcess:
 def test_hostile_data_is_one_line_and_exit_2(cli, command, name, make, fragments):
     make(cli.cwd / name)
     assert_user_error(cli(command, "spmm", "--data", name), name, *fragments)
+
+
+def test_preprocessing_is_checked_as_a_whole_before_its_first_step(tmp_path):
+    """An edge list with one id of 99,999,999 (issue 9): loading it is cheap, but self loops
+    then add 100 million entries; the plan must be refused before that step, not after."""
+    path = tmp_path / "id99m.txt"
+    path.write_text("".join(f"{i} {i + 1}\n" for i in range(200_000)) + "0 99999999\n")
+    [[outcome, message]] = run_capped([("tests.data_loaders.capped", "load_and_preprocess", [str(path)], {})],
+                                      max_memory="4G")
+    assert outcome == "refused", (outcome, message)
+    assert "preprocessing a 100,000,000-vertex adjacency into up to 100,400,002 entries" in message
