@@ -134,7 +134,7 @@ def test_generators_check_memory_before_allocating():
 
 def test_preprocessing_checks_memory_first(memory_limit):
     memory_limit(64 << 20)
-    with pytest.raises(ResourceError, match=r"preprocessing a 2,000-vertex adjacency with 4,000,000 entries"):
+    with pytest.raises(ResourceError, match=r"preprocessing a 2,000-vertex adjacency into up to 8,000,000 entries"):
         preprocess(np.ones((2000, 2000)), symmetrize=True)
 
 
