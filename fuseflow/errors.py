@@ -27,6 +27,22 @@ def show_value(value, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def one_line(text: str) -> str:
+    """`text` safe to print as one terminal line: every control character (C0, DEL, C1, and
+    the Unicode line and paragraph separators) becomes a visible escape, so a name taken from
+    a user's file can neither break the line nor send escape sequences to the terminal."""
+    return "".join(_NAMED_ESCAPES.get(c, f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+                   if _is_control(c) else c for c in text)
+
+
+def _is_control(c: str) -> bool:
+    code = ord(c)
+    return code < 0x20 or 0x7F <= code < 0xA0 or code in (0x2028, 0x2029)
+
+
 class ProgramError(UserError):
     """A tensor program (programs/*.toml) is malformed."""
 

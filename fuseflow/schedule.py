@@ -198,7 +198,8 @@ def check_schedule(program: Program, binding: Binding, schedule: Schedule, where
     if problems:
         first = problems[0]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise ScheduleError(first.message + more, field=first.field, rule=first.rule, where=where)
+        raise ScheduleError(first.message + more, field=first.field, rule=first.rule, where=where,
+                            fix="docs/schedule-json.md explains each rule; `navigator validate` lists every problem")
 
 
 # ---- JSON ----

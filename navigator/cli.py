@@ -12,8 +12,9 @@ import argparse
 import importlib
 import sys
 
-from fuseflow.errors import UserError
+from fuseflow.errors import UserError, one_line
 from navigator import __version__
+from navigator.console import say, say_error
 
 # Each module defines register(subparsers) and sets `run` on the parsers it adds.
 COMMAND_MODULES = [
@@ -28,7 +29,7 @@ COMMAND_MODULES = [
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):
         self.print_usage(sys.stderr)
-        self.exit(2, f"navigator: error: {message} (see `{self.prog} --help`)\n")
+        self.exit(2, one_line(f"navigator: error: {message} (see `{self.prog} --help`)") + "\n")
 
 
 def _add_global_options(parser: argparse.ArgumentParser) -> None:
@@ -65,10 +66,10 @@ def main(argv: list[str] | None = None) -> int:
         _apply_global_options(args)
         return args.run(args)
     except UserError as exc:
-        print(f"navigator: error: {exc}", file=sys.stderr)
+        say_error(exc)
         return 2
     except KeyboardInterrupt:
-        print("navigator: interrupted", file=sys.stderr)
+        say("navigator: interrupted")
         return 130
     except BrokenPipeError:
         _silence_stdout()

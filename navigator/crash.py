@@ -13,6 +13,7 @@ import tempfile
 import traceback
 from datetime import datetime, timezone
 from pathlib import Path
+from navigator.console import say
 
 CRASH_DIR_ENV = "NAVIGATOR_CRASH_DIR"
 
@@ -69,6 +70,6 @@ def report_bug(exc: BaseException, argv: list[str]) -> int:
     """Print the one line, write the crash file, and return exit code 1."""
     path = write_crash_report(exc, argv)
     where = f"the traceback is in {path}" if path else "the traceback could not be saved"
-    print(f"navigator: internal error (a bug in navigator, not in your input): {describe(exc)}; {where}; "
-          "please report it with that file", file=sys.stderr)
+    say(f"navigator: internal error (a bug in navigator, not in your input): {describe(exc)}; {where}; "
+        "please report it with that file")
     return 1

@@ -19,7 +19,7 @@ from fuseflow.facts import FactProgram as GeneratedFacts
 from fuseflow.facts import GOAL_TYPE, grouping_id, order_id, program_facts, region_id
 from fuseflow.ir import Program, unify_region
 from fuseflow.orders import default_order
-from fuseflow.schedule import RegionSchedule, Schedule, default_schedule, schedule_problems
+from fuseflow.schedule import RegionSchedule, Schedule, check_schedule, default_schedule, schedule_problems
 from navigator.lang import FactProgram, Library, facts_from_records, parse_library
 from navigator.lang.errors import FactError, LibraryError
 from navigator.library_interface import check_interface
@@ -136,8 +136,12 @@ class ScheduleSpace:
 
     # ---- schedule -> complete expression (a navigation target) ----
 
-    def expression_of(self, schedule: Schedule) -> dict:
-        """Honeybee's JSON form of the complete sketch that denotes `schedule`."""
+    def expression_of(self, schedule: Schedule, where: str | None = None) -> dict:
+        """Honeybee's JSON form of the complete sketch that denotes `schedule`.
+
+        Only a legal schedule has one (navigation reaches nothing else), so an illegal one
+        raises ScheduleError naming its first problem; `where` names the file it came from."""
+        check_schedule(self.program, self.binding, schedule, where)
         grouping = tuple(r.ops for r in schedule.regions)
         gid = grouping_id(grouping)
         default_grouping = tuple(r.ops for r in default_schedule(self.program).regions)

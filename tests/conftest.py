@@ -16,12 +16,20 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
+    # The fuzz harness forks a child per case, which is safe only while the process runs no
+    # thread besides the main one; other tests leave some behind (Dask's offload pool, a
+    # batch watchdog), so the fuzz tests run first.
+    items.sort(key=lambda item: not _is_fuzz_test(item))
     if config.getoption("--slow"):
         return
     skip = pytest.mark.skip(reason="slow: run with --slow")
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+def _is_fuzz_test(item) -> bool:
+    return (REPO / "tests" / "fuzz") in Path(str(item.path)).parents
 
 
 @pytest.fixture(scope="session")

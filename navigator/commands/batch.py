@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from fuseflow.errors import UserError
 from navigator.commands.common import add_policy_option, add_session_option, parse_dims, print_json
+from navigator.console import say
 
 JSON_VERSION = 1
 #: memory for one sampled file's entry in the summary (path and key)
@@ -70,27 +70,25 @@ def cmd_batch(args) -> int:
                                     timeout=args.timeout, engine=handle.engine, retry_failed=args.retry_failed,
                                     on_record=progress.record, restart=handle.restart, abort=handle.abort)
     if summary.repaired_bytes:
-        print(f"navigator: {args.out}: removed a truncated last line ({summary.repaired_bytes} bytes) left by "
-              "an interrupted run", file=sys.stderr)
+        say(f"navigator: {args.out}: removed a truncated last line ({summary.repaired_bytes} bytes) left by "
+            "an interrupted run")
     data = {"format": "navigator-batch", "version": JSON_VERSION, "out": args.out, "program": inputs.program.name,
             "run": run_id, "engine": handle.engine, "slots": handle.slots, **summary.to_dict()}
     if args.json:
         print_json(data)
     failures = ", ".join(f"{n} {kind}" for kind, n in sorted(summary.failures.items())) or "none"
-    print(f"navigator: {summary.unique} schedules ({summary.duplicates} duplicate files): {summary.skipped} already in "
-          f"{args.out}, {summary.evaluated} evaluated now ({summary.ok} ok, failures: {failures}) in "
-          f"{summary.seconds:.1f} s, {summary.throughput:.2f} schedules/s", file=sys.stderr)
+    say(f"navigator: {summary.unique} schedules ({summary.duplicates} duplicate files): {summary.skipped} already in "
+        f"{args.out}, {summary.evaluated} evaluated now ({summary.ok} ok, failures: {failures}) in "
+        f"{summary.seconds:.1f} s, {summary.throughput:.2f} schedules/s")
     if summary.interrupted:
-        print(f"navigator: interrupted; {summary.remaining} schedules left. Every finished result is in {args.out}: "
-              "rerun the same command to resume", file=sys.stderr)
+        say(f"navigator: interrupted; {summary.remaining} schedules left. Every finished result is in {args.out}: "
+            "rerun the same command to resume")
         return 130
     if summary.aborted:
-        print(f"navigator: error: {summary.aborted}; {summary.remaining} schedules left (rerun to resume)",
-              file=sys.stderr)
+        say(f"navigator: error: {summary.aborted}; {summary.remaining} schedules left (rerun to resume)")
         return 1
     if summary.failed_keys:
-        print(f"navigator: {len(summary.failed_keys)} schedules failed; their errors are in {args.out}",
-              file=sys.stderr)
+        say(f"navigator: {len(summary.failed_keys)} schedules failed; their errors are in {args.out}")
         return 1
     return 0
 
@@ -130,8 +128,8 @@ def cmd_sample(args) -> int:
         print_json({"format": "navigator-sample", "version": JSON_VERSION, "program": space.program.name,
                     "spec": spec.program, "dims": spec.dims_dict, "data": spec.data, "seed": seed,
                     "space": size, "count": args.n, "unique": unique, "out": str(out), "files": files})
-    print(f"navigator: wrote {args.n} schedules of {space.program.name} to {out} ({unique} distinct; the space "
-          f"holds {size}; seed {seed})", file=sys.stderr)
+    say(f"navigator: wrote {args.n} schedules of {space.program.name} to {out} ({unique} distinct; the space "
+        f"holds {size}; seed {seed})")
     return 0
 
 

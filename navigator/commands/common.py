@@ -7,6 +7,7 @@ import json
 import re
 
 from fuseflow.errors import UserError
+from navigator.console import say
 
 
 def add_session_option(sub: argparse.ArgumentParser) -> None:
@@ -72,7 +73,6 @@ def program_spec(args) -> str:
     `args.library` when the command line left them out, so code that reads those afterwards
     (e.g. bind(program, args.data, parse_dims(args.dim))) sees the session's values.
     """
-    import sys
 
     from navigator.sessions import read_context_spec, session_exists, session_path, session_target
 
@@ -90,7 +90,7 @@ def program_spec(args) -> str:
     if getattr(args, "library", None) is None and spec.library is not None:
         args.library = spec.library
     args.program = spec.program
-    print(f"navigator: using the program of session {path}: {spec.describe()}", file=sys.stderr)
+    say(f"navigator: using the program of session {path}: {spec.describe()}")
     return spec.program
 
 

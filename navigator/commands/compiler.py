@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 
 from navigator.commands.common import add_program_options, load_program_args, print_json
+from navigator.console import say
 
 
 def cmd_check(args) -> int:
@@ -36,7 +36,7 @@ def cmd_validate(args) -> int:
                     "problems": [{"field": p.field, "rule": p.rule, "message": p.message} for p in problems]})
     elif problems:
         for problem in problems:
-            print(f"{args.schedule}: {problem}", file=sys.stderr)
+            say(f"{args.schedule}: {problem}")
     else:
         print(f"{args.schedule}: valid schedule for {program.name} ({len(schedule.regions)} regions)")
     return 1 if problems else 0

@@ -7,11 +7,11 @@ Each command reads the session file named by --session, $NAVIGATOR_SESSION or
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from fuseflow.errors import UserError
 from navigator.commands.common import add_session_option, parse_dims, print_json
+from navigator.console import say, say_error
 
 
 def _positive(text: str) -> int:
@@ -33,7 +33,7 @@ def _path(args) -> Path:
 
 def _notes(workspace) -> None:
     for note in workspace.notes:
-        print(f"navigator: {note}", file=sys.stderr)
+        say(f"navigator: {note}")
 
 
 def _add_common(sub, json_help: str = "print JSON on stdout (docs/session-json.md)",
@@ -59,7 +59,7 @@ def cmd_start(args) -> int:
     if args.json:
         print_json(show_json(workspace, menus))
     else:
-        print(f"started a session for {spec.describe()} in {workspace.path}", file=sys.stderr)
+        say(f"started a session for {spec.describe()} in {workspace.path}")
         print(format_show(workspace, menus))
     return 0
 
@@ -124,7 +124,7 @@ def cmd_fill(args) -> int:
                 records = fill_with_strategy(session, hole, strategy, subtree=args.subtree,
                                              rationale=args.rationale)
             except StrategyFailure as exc:
-                print(f"navigator: error: {exc}", file=sys.stderr)
+                say_error(exc)
                 return 1
         else:
             option = resolve_option(session.menus().for_hole(hole), args.option)
@@ -184,24 +184,24 @@ def cmd_export(args) -> int:
     try:
         result = complete_schedule(workspace.space, workspace.session, partial=args.partial)
     except ExportFailure as exc:
-        print(f"navigator: error: {exc}", file=sys.stderr)
+        say_error(exc)
         return 1
     if result.filled:
-        print(f"navigator: --partial filled {len(result.filled)} open holes with their defaults "
-              "(the session itself is unchanged):", file=sys.stderr)
+        say(f"navigator: --partial filled {len(result.filled)} open holes with their defaults "
+            "(the session itself is unchanged):")
         for record in result.filled:
-            print(f"  {step_line(record)}", file=sys.stderr)
+            say(f"  {step_line(record)}")
     program = workspace.program
     if args.json_out:
         save_schedule(args.json_out, program, result.schedule)
-        print(f"wrote {args.json_out}", file=sys.stderr)
+        say(f"wrote {args.json_out}")
     if args.python_out:
         spec = workspace.spec
         text = schedule_python(result.schedule, program=spec.program, program_name=program.name,
                                data=spec.data, dims=spec.dims_dict, output=args.json_out,
                                source=str(workspace.path))
         write_text_atomic(args.python_out, text, executable=True)
-        print(f"wrote {args.python_out}", file=sys.stderr)
+        say(f"wrote {args.python_out}")
     if not args.json_out and not args.python_out:
         print(json.dumps(schedule_to_json(program, result.schedule), indent=2))
     return 0

@@ -21,10 +21,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_WS = r"[ \t]*"
-_BARE = r"[A-Za-z0-9_-]+"
+# Repeats are possessive (*+, ++): none of them can give back characters that what follows
+# could use, and without backtracking a near-miss line costs linear time, not exponential
+# (a string with one stray quote took minutes; tests/navigator/test_regex_backtracking.py).
+_WS = r"[ \t]*+"
+_BARE = r"[A-Za-z0-9_-]++"
 # A basic string: no raw control characters but tab, and only the short escapes.
-_STR = r'"(?:[^"\\\x00-\x08\x0a-\x1f\x7f]+|\\[btnfr"\\])*"'
+_STR = r'"(?:[^"\\\x00-\x08\x0a-\x1f\x7f]++|\\[btnfr"\\])*+"'
 # At most 19 digits: longer integers go to tomllib and the bounded reader (int() refuses
 # over 4,300 digits, and no Int value needs more than 19).
 _INT = r"-?(?:0|[1-9][0-9]{0,18})"

@@ -5,11 +5,12 @@ ones the command will actually use. The allowances, each backed by docs/cli.md:
 
 - `start`, `fill`, `undo`, `redo` rewrite the session file (--session, else the default
   .navigator/session.json; the harness clears $NAVIGATOR_SESSION) and hold
-  `<session>.lock`, an OS lock file that stays behind empty ("Several commands at once");
+  `<session>.lock` beside the file the session path resolves to, an OS lock file that
+  stays behind empty ("Several commands at once");
 - `export --json F --python G`, `facts -o F` write F and G;
 - `eval --dot F` writes F, or F.0, F.1, ... when the schedule has several regions;
 - `sample --out DIR` and `compare --save DIR` write files into DIR;
-- `batch --out F` appends to F and holds `F.lock` (navigator.batch.records.ResultsLog);
+- `batch --out F` appends to F and holds `F.lock` beside F's target (navigator.batch.records.ResultsLog);
 - folders leading to a named output may be created (atomic writes create missing parents);
 - a named output that is a symbolic link: its target is written and the link stays a link.
 
@@ -99,7 +100,9 @@ def named_outputs(argv: list[str], root: Path) -> NamedOutputs:
         if names and os.path.islink(os.path.join(root, path)):
             named.links.add(names[0])
         if lock:
-            named.locks.update(_relative(root, path + ".lock")[:1])
+            # The lock sits beside the file the path resolves to (a link's target).
+            for name in names:
+                named.locks.update(_relative(root, name + ".lock")[:1])
 
     if command in SESSION_WRITERS:
         from navigator.sessions.files import DEFAULT_SESSION

@@ -74,3 +74,17 @@ def test_default_schedule_round_trips_through_the_space():
     schedule = default_schedule(program)
     assert space.schedule_of(space.sketch_of(schedule)) == schedule
     assert schedule_to_json(program, schedule)["regions"][0]["dataflow-ordering"] == "i k j"
+
+
+@pytest.mark.parametrize("ordering,rule", [("{", "order-complete"), ("i j", "order-complete"),
+                                           ("k i j", "order-legal")])
+def test_replay_of_an_illegal_schedule_json_names_the_rule(tmp_path, capsys, ordering, rule):
+    # Fuzz reproducer: an ordering of '{' reached the sketch builder and crashed with KeyError.
+    program = resolve_program("spmm")
+    data = schedule_to_json(program, default_schedule(program))
+    data["regions"][0]["dataflow-ordering"] = ordering
+    path = tmp_path / "sched.json"
+    path.write_text(json.dumps(data))
+    assert main(["replay", str(path), "--program", "spmm"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(path) in err and f"[rule: {rule}]" in err and "navigator validate" in err

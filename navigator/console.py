@@ -1,0 +1,21 @@
+"""Lines on stderr: the only way commands talk to the user outside their output.
+
+Every line goes through fuseflow.errors.one_line, so text taken from a user's file (a
+name, a path, an op) can neither split a message over several lines nor send escape
+sequences to the terminal."""
+
+from __future__ import annotations
+
+import sys
+
+from fuseflow.errors import one_line
+
+
+def say(text: str) -> None:
+    """Print one line on stderr."""
+    print(one_line(text), file=sys.stderr)
+
+
+def say_error(text: object) -> None:
+    """Print a user error as `navigator: error: ...`."""
+    say(f"navigator: error: {text}")
