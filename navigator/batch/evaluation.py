@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterator
 
-from navigator.sessions.spec import ProgramSpec, file_hash
+from navigator.session_files.spec import ProgramSpec, file_hash
 
 #: error kinds a result record may carry
 ERROR_KINDS = ("bad-input", "invalid-schedule", "timeout", "check-failed", "worker-crash", "error")

@@ -42,7 +42,7 @@ def cmd_batch(args) -> int:
     from navigator.batch.evaluation import ensure_reference, load_inputs
     from navigator.batch.progress import BatchProgress
     from navigator.commands.common import program_spec
-    from navigator.sessions import ProgramSpec
+    from navigator.session_files import ProgramSpec
 
     if args.engine == "local" and args.jobs:
         check_local_jobs(args.jobs)  # before the slow loading below
@@ -104,7 +104,7 @@ def cmd_sample(args) -> int:
     from fuseflow.schedule import save_schedule, schedule_to_json
     from navigator.batch.records import schedule_key
     from navigator.sampling import UniformSampler
-    from navigator.sessions import ProgramSpec
+    from navigator.session_files import ProgramSpec
 
     # the summary keeps a line per file
     check_memory(args.n * SAMPLE_ENTRY_BYTES, "the list of the N sampled files", where="N",

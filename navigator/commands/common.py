@@ -74,7 +74,7 @@ def program_spec(args) -> str:
     (e.g. bind(program, args.data, parse_dims(args.dim))) sees the session's values.
     """
 
-    from navigator.sessions import read_context_spec, session_exists, session_path, session_target
+    from navigator.session_files import read_context_spec, session_exists, session_path, session_target
 
     if getattr(args, "program", None):
         return args.program

@@ -62,7 +62,7 @@ def cmd_replay(args) -> int:
     from navigator.space import ScheduleSpace, load_scheduling_library
 
     if args.program is None and args.facts is None:
-        from navigator.sessions import session_exists, session_path, session_target
+        from navigator.session_files import session_exists, session_path, session_target
 
         if not session_exists(session_target(session_path(args.session))):
             raise UserError("replay needs the program (--program) or a fact file (--facts)", where="replay",

@@ -26,7 +26,7 @@ def _positive(text: str) -> int:
 
 
 def _path(args) -> Path:
-    from navigator.sessions import session_path
+    from navigator.session_files import session_path
 
     return session_path(args.session)
 
@@ -50,8 +50,8 @@ def _add_common(sub, json_help: str = "print JSON on stdout (docs/session-json.m
 # ---------------------------------------------------------------- start / show
 
 def cmd_start(args) -> int:
-    from navigator.sessions import ProgramSpec, create_workspace
-    from navigator.sessions.views import format_show, show_json
+    from navigator.session_files import ProgramSpec, create_workspace
+    from navigator.session_files.views import format_show, show_json
 
     spec = ProgramSpec.from_user(args.program, args.data, parse_dims(args.dim), args.library)
     workspace = create_workspace(_path(args), spec, force=args.force)
@@ -65,8 +65,8 @@ def cmd_start(args) -> int:
 
 
 def cmd_show(args) -> int:
-    from navigator.sessions import open_workspace, parse_hole
-    from navigator.sessions.views import format_show, show_json
+    from navigator.session_files import open_workspace, parse_hole
+    from navigator.session_files.views import format_show, show_json
 
     workspace = open_workspace(_path(args), accept_changes=args.accept_changes)
     _notes(workspace)
@@ -85,7 +85,7 @@ def cmd_show(args) -> int:
 # ---------------------------------------------------------------- fill / undo / redo
 
 def _report_steps(args, workspace, action: str, records) -> None:
-    from navigator.sessions.views import format_steps, steps_json
+    from navigator.session_files.views import format_steps, steps_json
 
     if args.json:
         print_json(steps_json(workspace, action, records))
@@ -96,8 +96,8 @@ def _report_steps(args, workspace, action: str, records) -> None:
 def cmd_fill(args) -> int:
     from navigator.auto import StrategyFailure, fill_with_strategy, get_strategy
     from navigator.session import SessionError
-    from navigator.sessions import locked_workspace, parse_hole, resolve_option
-    from navigator.sessions.text import check_text
+    from navigator.session_files import locked_workspace, parse_hole, resolve_option
+    from navigator.session_files.text import check_text
 
     hole = parse_hole(args.hole)
     if args.rationale is not None:  # stored in the session file and printed by `history`
@@ -135,7 +135,7 @@ def cmd_fill(args) -> int:
 
 
 def _undo_redo(args, action: str) -> int:
-    from navigator.sessions import locked_workspace
+    from navigator.session_files import locked_workspace
 
     with locked_workspace(_path(args), accept_changes=args.accept_changes) as workspace:
         _notes(workspace)
@@ -155,8 +155,8 @@ def cmd_redo(args) -> int:
 
 
 def cmd_history(args) -> int:
-    from navigator.sessions import open_workspace
-    from navigator.sessions.views import format_history, history_json
+    from navigator.session_files import open_workspace
+    from navigator.session_files.views import format_history, history_json
 
     workspace = open_workspace(_path(args), accept_changes=args.accept_changes)
     _notes(workspace)
@@ -175,8 +175,8 @@ def cmd_export(args) -> int:
     from fuseflow.files import write_text_atomic
     from fuseflow.schedule import save_schedule, schedule_to_json
     from navigator.export import ExportFailure, complete_schedule, schedule_python
-    from navigator.sessions import open_workspace
-    from navigator.sessions.views import step_line
+    from navigator.session_files import open_workspace
+    from navigator.session_files.views import step_line
 
     workspace = open_workspace(_path(args), accept_changes=args.accept_changes)
     _notes(workspace)
@@ -211,8 +211,8 @@ def _check_outputs(args, session: Path) -> None:
     """Refuse output paths that would overwrite the session (or its lock) or each other."""
     import os
 
-    from navigator.sessions.files import lock_path
-    from navigator.sessions.text import check_path_text
+    from navigator.session_files.files import lock_path
+    from navigator.session_files.text import check_path_text
 
     def same(a, b) -> bool:
         if os.path.realpath(a) == os.path.realpath(b):

@@ -105,7 +105,7 @@ def named_outputs(argv: list[str], root: Path) -> NamedOutputs:
                 named.locks.update(_relative(root, name + ".lock")[:1])
 
     if command in SESSION_WRITERS:
-        from navigator.sessions.files import DEFAULT_SESSION
+        from navigator.session_files.files import DEFAULT_SESSION
 
         add("files", args.session or str(DEFAULT_SESSION), lock=True)
     elif command == "export":

@@ -65,7 +65,7 @@ PRELOAD_MODULES = (
     "numpy", "scipy.sparse", "scipy.io", "filelock", "rich",
     "navigator.cli", "navigator.commands.common", "navigator.commands.compiler",
     "navigator.commands.navigation", "navigator.commands.simulate", "navigator.commands.session",
-    "navigator.commands.batch", "navigator.sessions", "navigator.sessions.views", "navigator.session",
+    "navigator.commands.batch", "navigator.session_files", "navigator.session_files.views", "navigator.session",
     "navigator.space", "navigator.sampling", "navigator.replay", "navigator.export", "navigator.auto",
     "navigator.lang", "navigator.synth", "navigator.batch", "navigator.batch.evaluation",
     "navigator.batch.progress", "navigator.crash",

@@ -19,7 +19,7 @@ from typing import Iterator
 
 from fuseflow.files import ensure_folder, os_error, output_path
 from navigator.session import SessionError
-from navigator.sessions.text import check_path_text
+from navigator.session_files.text import check_path_text
 
 SESSION_ENV = "NAVIGATOR_SESSION"
 DEFAULT_SESSION = Path(".navigator") / "session.json"

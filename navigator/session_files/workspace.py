@@ -2,7 +2,7 @@
 
 Opening a session resolves its path once (a symbolic link's target is what is locked, read
 and written), reads the file once (never writing it), checks the fingerprints of what it
-records (settings, step log, redo stack: navigator.sessions.integrity), rebuilds the
+records (settings, step log, redo stack: navigator.session_files.integrity), rebuilds the
 schedule space from the recorded `ProgramSpec`, compares the content hashes of the files it
 depends on, and replays the steps and the undone ones. Commands that change a session hold
 `<session>.lock` from before they read until after they have written, so two commands at
@@ -19,9 +19,9 @@ from typing import Any, Iterator
 
 from fuseflow.errors import UserError
 from navigator.session import Session, SessionError
-from navigator.sessions.files import session_exists, session_lock, session_target
-from navigator.sessions.integrity import integrity_problem, record_fingerprints
-from navigator.sessions.spec import LoadedProgram, ProgramSpec
+from navigator.session_files.files import session_exists, session_lock, session_target
+from navigator.session_files.integrity import integrity_problem, record_fingerprints
+from navigator.session_files.spec import LoadedProgram, ProgramSpec
 
 #: the CLI's part of Session.context
 CONTEXT_KEY = "navigator"

@@ -15,7 +15,7 @@ import hashlib
 import json
 from typing import Any, Mapping, Sequence
 
-from navigator.sessions.spec import FINGERPRINT_KEYS
+from navigator.session_files.spec import FINGERPRINT_KEYS
 
 #: the parts of a session file that `record` covers, in the order edits are reported
 RECORDED = ("program", "data", "dims", "library", "steps", "redo")

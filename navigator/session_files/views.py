@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from navigator.sessions.workspace import Workspace
+from navigator.session_files.workspace import Workspace
 from navigator.session import StepRecord
 from navigator.synth import Count, HoleMenu, Menus, format_sketch, sketch_to_json
 

@@ -8,15 +8,15 @@
 
 The session's `context` records the program spec (a bundled name or an absolute path), the
 data file, the dimension overrides, the library, content hashes of the program, library,
-facts and data, and fingerprints of what the file itself records (navigator.sessions.integrity).
+facts and data, and fingerprints of what the file itself records (navigator.session_files.integrity).
 Opening a session recomputes them and names whatever changed or was edited.
 """
 
-from navigator.sessions.choice import ChoiceError, parse_hole, resolve_option
-from navigator.sessions.files import (DEFAULT_SESSION, SESSION_ENV, session_exists, session_lock, session_path,
+from navigator.session_files.choice import ChoiceError, parse_hole, resolve_option
+from navigator.session_files.files import (DEFAULT_SESSION, SESSION_ENV, session_exists, session_lock, session_path,
                                       session_target)
-from navigator.sessions.spec import ProgramSpec, LoadedProgram
-from navigator.sessions.workspace import (Workspace, create_workspace, locked_workspace, open_workspace,
+from navigator.session_files.spec import ProgramSpec, LoadedProgram
+from navigator.session_files.workspace import (Workspace, create_workspace, locked_workspace, open_workspace,
                                           read_context_spec)
 
 __all__ = [

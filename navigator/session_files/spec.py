@@ -40,7 +40,7 @@ class ProgramSpec:
         """
         from fuseflow.bundled import bundled_program_names
         from fuseflow.errors import ProgramError
-        from navigator.sessions.text import check_path_text, check_text
+        from navigator.session_files.text import check_path_text, check_text
 
         check_path_text(program, "PROGRAM")
         for name in dims or {}:
