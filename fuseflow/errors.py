@@ -14,7 +14,9 @@ class UserError(Exception):
         self.where = where
         self.fix = fix
         self.bare_message = message
-        text = f"{where}: {message}" if where else message
+        if where is not None and not str(where).strip():
+            where = repr(str(where))  # an empty or blank path still shows where: ''
+        text = f"{where}: {message}" if where is not None else message
         if fix:
             text = f"{text} ({fix})"
         super().__init__(text)

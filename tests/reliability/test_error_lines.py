@@ -46,3 +46,8 @@ def test_a_prop_named_crlf_is_shown_escaped(cli, tmp_path):
 
 def test_a_path_with_a_newline_and_an_escape_is_shown_escaped(cli):
     assert_user_error(cli("validate", "a\nb\x1b[2J.json", "--program", "spmm"), "a\\nb\\x1b[2J.json")
+
+
+def test_an_empty_path_is_still_named(cli):
+    # Fuzz finding: `--data ''` printed "file not found" with no location at all.
+    assert_user_error(cli("check", "spmm", "--data", ""), "'': file not found")
