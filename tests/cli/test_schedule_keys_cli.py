@@ -73,3 +73,12 @@ def test_honeybee_single_level_form_evaluates_as_its_par_factors(cli, tmp_path):
     reports = [cli.json("eval", name, "--program", "spmm", *SMALL_SPMM) for name in ("honeybee.json", "ours.json")]
     assert reports[0]["cycles"] == reports[1]["cycles"]
     assert reports[0]["regions"] == reports[1]["regions"]
+
+
+def test_a_key_written_twice_is_refused_not_last_one_wins(cli, tmp_path):
+    # Python's JSON parser keeps the last of two equal keys; the first value would be ignored.
+    (tmp_path / "twice.json").write_text('{"dataflow-ordering": "i k j",\n'
+                                         ' "stream-vectorizer": {"stream-shape": 4, "stream-shape": 16}}')
+    for command in ("validate", "eval"):
+        assert_user_error(cli(command, "twice.json", "--program", "spmm", *SMALL_SPMM), "twice.json:",
+                          "holds the key 'stream-shape' twice in one object", "(keep one")
