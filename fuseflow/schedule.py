@@ -372,13 +372,13 @@ def _region_from_keys(program: Program, ops: tuple[str, ...], data: dict, prefix
     if issue:
         raise ScheduleError(issue, field=_path(prefix, "ops"), rule="fusion-legal", where=where)
     region = unify_region(program, ops)
-    order_text = data.get("dataflow-ordering")
-    if order_text is None or order_text == "":  # Honeybee writes "" for the compiler's default order
+    order_text = data.get("dataflow-ordering", "")
+    if not isinstance(order_text, str):
+        _fail(_path(prefix, "dataflow-ordering"), "must be a string of loop variables separated by spaces",
+              where, fix='"" for the default order')
+    if order_text == "":  # Honeybee writes "" for the compiler's default order
         order = default_order(region)
     else:
-        if not isinstance(order_text, str):
-            _fail(_path(prefix, "dataflow-ordering"), "must be a string of loop variables separated by spaces",
-                  where)
         order = tuple(region.resolve(name) or name for name in _order_names(order_text))
     par = data.get("stream-parallelizer", {})
     if not isinstance(par, dict):

@@ -312,3 +312,8 @@ def test_what_honeybee_writes_reads_as_written(spmm):
     schedule = schedule_from_json(spmm, annotated)
     assert schedule == Schedule((RegionSchedule(("spmm",), ("i", "k", "j"), (4, 1, 1), 16, True),))
     assert schedule_problems(spmm, bind(spmm), schedule) == []
+
+
+def test_a_null_ordering_is_refused_not_taken_for_the_default(spmm):
+    error = refusal(spmm, {"dataflow-ordering": None})
+    assert (error.field, error.rule, error.fix) == ("dataflow-ordering", "json-shape", '"" for the default order')
