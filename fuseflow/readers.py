@@ -2,8 +2,9 @@
 
 Python's parsers accept documents that crash or mislead the code after them: `NaN` and
 `1e999` in JSON, integers of thousands of digits (`int()` refuses over 4,300 and raises
-ValueError, not a decode error), and nesting deep enough to exhaust the recursion limit
-in the parser or in any code that walks the result. Here each of those is a UserError
+ValueError, not a decode error), nesting deep enough to exhaust the recursion limit in
+the parser or in any code that walks the result, and a key named twice in one object (the
+parser keeps the last without a word, so a schedule's first value would be ignored). Here each of those is a UserError
 naming the file, the line where known, and the fix; and the result is known to nest at
 most MAX_NESTING levels, so recursive code downstream is safe.
 """
@@ -16,7 +17,7 @@ import re
 import tomllib
 from typing import Any
 
-from fuseflow.errors import UserError
+from fuseflow.errors import UserError, show_value
 from fuseflow.files import TEXT_LIMIT, PathLike, read_user_text
 
 #: arrays/objects/tables inside each other; no file Navigator reads needs more than a dozen
@@ -29,6 +30,19 @@ class _Constant(ValueError):
 
 def _refuse_constant(name: str):
     raise _Constant(name)
+
+
+class _DuplicateKey(ValueError):
+    """One JSON object names a key twice; Python's parser would keep the last silently."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise _DuplicateKey(key)
+        data[key] = value
+    return data
 
 
 def _finite_float(text: str) -> float:
@@ -110,13 +124,17 @@ def parse_json_text(text: str, where: str, error: type[UserError] = UserError,
     be raised for files that hold expression trees (sessions, replay targets), up to what
     Python's JSON decoder handles within its recursion limit."""
     try:
-        data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+        data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float,
+                          object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise error(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", where=where,
                     fix="fix the JSON there (a missing comma, quote or bracket?)") from None
     except _Constant as exc:
         raise error(f"holds {exc.args[0]}{_line_of(text, exc.args[0])}, which is not a finite number",
                     where=where, fix="JSON numbers must be finite; write a number or null") from None
+    except _DuplicateKey as exc:
+        raise error(f"holds the key {show_value(exc.args[0])} twice in one object", where=where,
+                    fix="keep one: a JSON reader would silently ignore all but one of them") from None
     except RecursionError:
         raise _too_deep(where, what, error, nesting) from None
     except ValueError:  # int() refusing a number of over 4,300 digits

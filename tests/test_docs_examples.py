@@ -8,6 +8,7 @@ import pytest
 
 from fuseflow.binding import bind
 from fuseflow.bundled import resolve_program
+from fuseflow.errors import ScheduleError
 from fuseflow.frontend import parse_program
 from fuseflow.schedule import schedule_from_json, schedule_problems
 
@@ -32,9 +33,21 @@ def test_doc_example(kind, body):
         header = '[dims]\nN = 4\nC = 3\n[tensors]\nZ = { shape = ["N", "C"], source = "random" }\n'
         assert len(parse_program(header + body, "doc.toml").ops) >= 1
     elif kind.startswith("example-schedule"):
-        program = resolve_program(kind.split("program=")[1])
+        # `program=NAME`, and optionally what the first region reads as: `order=i,k,j`, `par_factors=4,1,1`
+        attrs = dict(word.split("=", 1) for word in kind.split()[1:])
+        program = resolve_program(attrs["program"])
         schedule = schedule_from_json(program, json.loads(body))
         assert schedule_problems(program, bind(program), schedule) == []
+        if "order" in attrs:
+            assert schedule.regions[0].order == tuple(attrs["order"].split(","))
+        if "par_factors" in attrs:
+            assert schedule.regions[0].par_factors == tuple(int(f) for f in attrs["par_factors"].split(","))
+    elif kind.startswith("example-refused"):
+        # `program=NAME rule=RULE field=FIELD`: reading the schedule is refused under that rule, naming that field
+        attrs = dict(word.split("=", 1) for word in kind.split()[1:])
+        with pytest.raises(ScheduleError) as refused:
+            schedule_from_json(resolve_program(attrs["program"]), json.loads(body))
+        assert (refused.value.rule, refused.value.field) == (attrs["rule"], attrs["field"])
     elif kind == "example":
         exec(compile(body, "doc-example", "exec"), {})
     else:
@@ -43,4 +56,4 @@ def test_doc_example(kind, body):
 
 def test_docs_have_examples():
     kinds = {p.values[0].split()[0] for p in examples()}
-    assert {"example-program", "example-schedule", "example"} <= kinds
+    assert {"example-program", "example-schedule", "example-refused", "example"} <= kinds

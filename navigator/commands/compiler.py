@@ -27,13 +27,15 @@ def cmd_validate(args) -> int:
     program, binding, _ = load_program_args(args)
     try:
         schedule = load_schedule(args.schedule, program)
-    except ScheduleError as exc:  # read, but breaks a rule of its shape, its program or its fusion
-        schedule, problems = None, [Problem(exc.field, exc.rule, exc.detail)]
+    except ScheduleError as exc:  # read, but breaks a rule of its shape, its keys, its program or its fusion
+        schedule = None
+        problems = list(getattr(exc, "problems", ())) or [Problem(exc.field, exc.rule, exc.detail, exc.fix)]
     else:
         problems = schedule_problems(program, binding, schedule, dense_fixed=args.dense_order_fixed)
     if args.json:
         print_json({"schedule": args.schedule, "program": program.name, "valid": not problems,
-                    "problems": [{"field": p.field, "rule": p.rule, "message": p.message} for p in problems]})
+                    "problems": [{"field": p.field, "rule": p.rule, "message": p.message, "fix": p.fix}
+                                 for p in problems]})
     elif problems:
         for problem in problems:
             say(f"{args.schedule}: {problem}")
