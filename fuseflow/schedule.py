@@ -267,7 +267,8 @@ NESTED_LEVELS = ("stream-parallelizer", "stream-vectorizer")
 
 
 def _fail(field_name: str, message: str, where: str | None, fix: str | None = None):
-    raise ScheduleError(message, field=field_name, rule="json-shape", where=where, fix=fix)
+    raise ScheduleError(message, field=field_name, rule="json-shape", where=where,
+                        fix=fix or "docs/schedule-json.md gives each key and its type")
 
 
 def _path(prefix: str, key: str) -> str:
