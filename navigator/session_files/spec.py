@@ -76,18 +76,18 @@ class ProgramSpec:
 
     @classmethod
     def from_context(cls, data: Any, where: str) -> "ProgramSpec":
-        from navigator.session import SessionError
+        from navigator.session import DamagedSessionError
 
         if not isinstance(data, dict) or not isinstance(data.get("program"), str):
-            raise SessionError("the session names no program (context.navigator.program)", where=where,
-                               fix="it was not made by `navigator start`; start a new session")
+            raise DamagedSessionError("the session names no program (context.navigator.program)", where=where)
         dims = data.get("dims") or {}
         if not isinstance(dims, dict) or not all(isinstance(k, str) and isinstance(v, int)
                                                  and not isinstance(v, bool) for k, v in dims.items()):
-            raise SessionError("context.navigator.dims must map dimension names to integers", where=where)
+            raise DamagedSessionError("context.navigator.dims must map dimension names to integers",
+                                      where=where)
         for key in ("data", "library"):
             if data.get(key) is not None and not isinstance(data[key], str):
-                raise SessionError(f"context.navigator.{key} must be a path or null", where=where)
+                raise DamagedSessionError(f"context.navigator.{key} must be a path or null", where=where)
         return cls(data["program"], data.get("data"), tuple(sorted(dims.items())), data.get("library"))
 
     # ---- loading ----
