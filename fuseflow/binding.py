@@ -95,6 +95,18 @@ def expression_density(expr: Expr, density: dict[str, float]) -> float:
     return 1.0 - (1.0 - lhs) * (1.0 - rhs)
 
 
+def _preset_source(program: Program, preset, extents: dict[str, int]) -> str:
+    """The preset as bound: its own size, or the size a --dim override of the vertex dimension gave it."""
+    loops = ", plus self loops" if program.data.self_loops else ""
+    vertex_dims = [name for name, value in program.dims.items() if value == "graph.vertices"]
+    adjacency_dims = [d.dims[0] for d in program.tensors.values() if d.source == "graph.adjacency"]
+    dim = (adjacency_dims or vertex_dims or [None])[0]
+    if dim is None or extents[dim] == preset.n_vertices:
+        return f"preset {preset.name} (synthetic, {preset.n_vertices} vertices, {preset.n_edges} edges{loops})"
+    return (f"preset {preset.name} scaled to {dim}={extents[dim]} vertices (synthetic, keeping the mean degree of "
+            f"its {preset.n_vertices} vertices and {preset.n_edges} edges{loops})")
+
+
 def bind(program: Program, data: str | Path | None = None, dims: dict[str, int] | None = None) -> Binding:
     """Extents and stored structure for `program`, from its preset or from a data file."""
     from fuseflow.data.synthetic import get_preset  # kept local: data loading is optional work
@@ -108,9 +120,6 @@ def bind(program: Program, data: str | Path | None = None, dims: dict[str, int] 
         graph = preprocess_graph(load_graph(data), symmetrize=program.data.symmetrize,
                                  self_loops=program.data.self_loops, normalize=program.data.normalize)
         source = f"file {data}"
-    elif preset is not None:
-        loops = ", plus self loops" if program.data.self_loops else ""
-        source = f"preset {preset.name} (synthetic, {preset.n_vertices} vertices, {preset.n_edges} edges{loops})"
     else:
         source = "generated (no graph)"
 
@@ -145,6 +154,9 @@ def bind(program: Program, data: str | Path | None = None, dims: dict[str, int] 
         else:
             raise DataError(f"dimension {name} = {value!r} needs graph data", where=program_where,
                             fix="set [data] preset or pass --data FILE")
+
+    if data is None and preset is not None:
+        source = _preset_source(program, preset, extents)
 
     stats: dict[str, TensorStats] = {}
     densities: dict[str, float] = {}

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fuseflow.binding import Binding
+from fuseflow.bounds import ScheduleBound, region_class, schedule_bound
 from fuseflow.lower.contexts import DEFAULT_POLICY, region_contexts
 from fuseflow.hardware import Hardware, operational_intensity
 from fuseflow.ir import Operand, Program, Region, unify_region
@@ -64,27 +65,46 @@ class ScheduleCost:
     def intensity(self) -> float:
         return operational_intensity(self.flops, self.bytes)
 
+    def region_terms(self, region: RegionCost) -> tuple[float, float]:
+        """(memory, compute) cycles of one region: its bytes at the memory bandwidth, its FLOPs at peak."""
+        hw = self.hardware
+        return region.bytes / hw.memory_bytes_per_cycle, region.flops / hw.peak_ops_per_cycle
+
+    def region_cycles(self, region: RegionCost) -> float:
+        """Cycles the roofline allows one region: the slower of its memory and compute terms."""
+        return max(self.region_terms(region))
+
+    def region_roofline(self, region: RegionCost) -> str:
+        return region_class(*self.region_terms(region))
+
+    @property
+    def bound(self) -> ScheduleBound:
+        return schedule_bound((self.region_roofline(r), self.region_cycles(r)) for r in self.regions)
+
     @property
     def roofline(self) -> str:
-        return self.hardware.roofline_class(self.intensity)
+        return self.bound.roofline
 
     @property
     def roofline_cycles(self) -> float:
-        """Cycles the roofline allows: the slower of compute and memory, region by region."""
-        hw = self.hardware
-        return sum(max(r.flops / hw.peak_ops_per_cycle, r.bytes / hw.memory_bytes_per_cycle)
-                   for r in self.regions)
+        """Cycles the roofline allows: the sum of the regions' (they run one after another)."""
+        return sum(self.region_cycles(r) for r in self.regions)
 
     def to_dict(self) -> dict:
+        bound = self.bound
         return {
+            "kind": "estimate",
             "flops": self.flops,
             "bytes": self.bytes,
             "intensity": self.intensity,
-            "roofline": self.roofline,
+            "ridge_intensity": self.hardware.ridge_intensity,
+            "roofline": bound.roofline,
+            "roofline_share": bound.share,
             "roofline_cycles": self.roofline_cycles,
             "regions": [
                 {"ops": list(r.ops), "order": " ".join(r.order), "flops": r.flops,
                  "bytes_read": r.bytes_read, "bytes_written": r.bytes_written,
+                 "roofline": self.region_roofline(r), "roofline_cycles": self.region_cycles(r),
                  "recompute": {c.op: c.recompute for c in r.op_costs}}
                 for r in self.regions
             ],

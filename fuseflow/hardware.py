@@ -33,9 +33,6 @@ class Hardware:
         """Operational intensity (ops/byte) where the roofline turns from memory- to compute-bound."""
         return self.peak_ops_per_cycle / self.memory_bytes_per_cycle
 
-    def roofline_class(self, intensity: float) -> str:
-        return "compute-bound" if intensity >= self.ridge_intensity else "memory-bound"
-
 
 def operational_intensity(flops: float, bytes_: float) -> float:
     return flops / bytes_ if bytes_ else float("inf")

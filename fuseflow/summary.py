@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fuseflow.binding import Binding
+from fuseflow.bounds import ScheduleBound
 from fuseflow.cost import schedule_cost
 from fuseflow.fusion import fully_fused, legal_groupings, unfused
 from fuseflow.hardware import Hardware
@@ -67,10 +68,18 @@ def format_summary(summary: dict) -> str:
         lines.append(f"  [{' '.join(r['ops'])}] vars {' '.join(r['vars'])}: {r['orders']} orders "
                      f"(constraints: {cons}; default {r['default_order']})")
     d = summary["default_schedule"]
-    lines.append(f"default schedule ({len(d['regions'])} regions, hardware: {summary['hardware']}):")
-    lines.append(f"  FLOPs {d['flops']:.4g}  bytes {d['bytes']:.4g}  intensity {d['intensity']:.3g} ops/byte  "
-                 f"{d['roofline']}  ~{d['roofline_cycles']:.4g} cycles (roofline)")
+    lines.append(f"default schedule ({_regions(len(d['regions']))}, hardware: {summary['hardware']}), estimated by the "
+                 "cost model, not simulated (`navigator eval` simulates):")
+    lines.append(f"  FLOPs {d['flops']:.4g}  bytes {d['bytes']:.4g} estimated  intensity {d['intensity']:.3g} ops/byte "
+                 f"(ridge {d['ridge_intensity']:.3g})")
+    bound = ScheduleBound(d["roofline"], d["roofline_share"]).describe("estimated cycles")
+    lines.append(f"  {bound}; ~{d['roofline_cycles']:.4g} cycles (roofline estimate: the sum of the regions')")
     for r in d["regions"]:
         lines.append(f"  [{' '.join(r['ops'])}] order {r['order']}: FLOPs {r['flops']:.4g}, "
-                     f"read {r['bytes_read']:.4g} B, written {r['bytes_written']:.4g} B")
+                     f"bytes read {r['bytes_read']:.4g}, written {r['bytes_written']:.4g} (estimated); "
+                     f"{r['roofline']}, ~{r['roofline_cycles']:.4g} cycles")
     return "\n".join(lines)
+
+
+def _regions(count: int) -> str:
+    return f"{count} region" + ("" if count == 1 else "s")

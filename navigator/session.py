@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping
 
-from fuseflow.files import read_user_text, write_text_atomic
+from fuseflow.files import read_user_bytes, write_text_atomic
 from fuseflow.readers import parse_json_text
 from navigator.synth.sketch import SKETCH_JSON_NESTING
 from fuseflow.errors import UserError
@@ -36,6 +36,12 @@ _BY = re.compile(r"^(user|default|strategy:[A-Za-z0-9_.\-]+)$")
 
 class SessionError(UserError):
     """A step cannot be taken, or a session file is unreadable, foreign or corrupted."""
+
+
+class DamagedSessionError(SessionError):
+    """The content of a session file is unusable: not JSON or not UTF-8, not a session, a
+    malformed part, or steps that do not replay. The CLI adds how to recover
+    (navigator.session_files.recovery)."""
 
 
 def _now() -> str:
@@ -70,31 +76,31 @@ class StepRecord:
     @staticmethod
     def from_dict(data: Any, where: str) -> "StepRecord":
         if not isinstance(data, dict):
-            raise SessionError("a step must be a JSON object", where=where)
+            raise DamagedSessionError("a step must be a JSON object", where=where)
         hole = data.get("hole")
         if not isinstance(hole, int) or isinstance(hole, bool) or hole < 0:
-            raise SessionError("step has no valid hole number", where=f"{where}.hole")
+            raise DamagedSessionError("step has no valid hole number", where=f"{where}.hole")
         for key in ("option", "function", "by"):
             if not isinstance(data.get(key), str):
-                raise SessionError(f"step has no {key} string", where=f"{where}.{key}")
+                raise DamagedSessionError(f"step has no {key} string", where=f"{where}.{key}")
         if not _BY.match(data["by"]):
-            raise SessionError(f"unknown provenance {data['by']!r}", where=f"{where}.by",
-                               fix='use "user", "default" or "strategy:<name>"')
+            raise DamagedSessionError(f"unknown provenance {data['by']!r}", where=f"{where}.by",
+                                      fix='use "user", "default" or "strategy:<name>"')
         metadata = data.get("metadata", {})
         if not isinstance(metadata, dict) or any(value_type_of(v) is None for v in metadata.values()):
-            raise SessionError("step metadata must map fields to ints, strings or booleans",
-                               where=f"{where}.metadata")
+            raise DamagedSessionError("step metadata must map fields to ints, strings or booleans",
+                                      where=f"{where}.metadata")
         rationale = data.get("rationale")
         if rationale is not None and not isinstance(rationale, str):
-            raise SessionError("rationale must be a string", where=f"{where}.rationale")
+            raise DamagedSessionError("rationale must be a string", where=f"{where}.rationale")
         timestamp = data.get("timestamp", "")
         if not isinstance(timestamp, str):
-            raise SessionError("timestamp must be a string", where=f"{where}.timestamp")
+            raise DamagedSessionError("timestamp must be a string", where=f"{where}.timestamp")
         record = StepRecord(hole, data["option"], data["function"], tuple(metadata.items()),
                             data["by"], rationale, timestamp)
         if option_id(record.function, record.metadata) != record.option:
-            raise SessionError(f"option {record.option!r} does not match its function and "
-                               "metadata", where=where, fix="the file was edited by hand or is corrupted")
+            raise DamagedSessionError(f"option {record.option!r} does not match its function and "
+                                      "metadata", where=where, fix="the file was edited by hand or is corrupted")
         return record
 
 
@@ -234,7 +240,7 @@ class Session:
             try:
                 chosen = session._offered(record.hole, record.option)
             except SessionError as exc:
-                raise SessionError(
+                raise DamagedSessionError(
                     f"step {index + 1} (?{record.hole} := {record.option}) cannot be replayed: "
                     f"{exc.bare_message}", where=f"{where}[{index}]",
                     fix="the library or fact file changed since the session was saved") from None
@@ -268,35 +274,41 @@ class Session:
     def read_file(path: str | os.PathLike) -> dict[str, Any]:
         """Read and check a session file's envelope without a library (e.g. to find sources)."""
         where = str(path)
-        text = read_user_text(path, SessionError, "a navigator session file")
+        raw = read_user_bytes(path, SessionError, "a navigator session file")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DamagedSessionError(f"corrupted session file: not UTF-8 text (byte {exc.start} cannot be decoded)",
+                                      where=where) from None
         try:
             data = parse_json_text(text, where, SessionError, "a navigator session file",
                                    nesting=SKETCH_JSON_NESTING)
         except SessionError as exc:
-            raise SessionError(f"corrupted session file: {exc.bare_message}", where=where,
-                               fix="restore it from a backup, or start again with `navigator start --force`"
-                               ) from None
+            raise DamagedSessionError(f"corrupted session file: {exc.bare_message}", where=where,
+                                      fix="restore it from a backup, or start again with `navigator start --force`"
+                                      ) from None
         if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
             raise SessionError("not a navigator session file (no \"format\": "
-                               f"\"{SESSION_FORMAT}\")", where=where)
+                               f"\"{SESSION_FORMAT}\")", where=where,
+                               fix="name a session file with --session FILE; `navigator start` makes one")
         version = data.get("version")
         if not isinstance(version, int) or isinstance(version, bool):
-            raise SessionError("corrupted session file: missing or invalid version",
-                               where=f"{where}: version")
+            raise DamagedSessionError("corrupted session file: missing or invalid version",
+                                      where=f"{where}: version")
         if version > SESSION_VERSION:
             raise SessionError(f"session file version {version} is newer than this navigator "
                                f"reads (version {SESSION_VERSION})", where=f"{where}: version",
                                fix="upgrade navigator")
         if version < 1:
-            raise SessionError(f"unsupported session file version {version}",
-                               where=f"{where}: version")
+            raise DamagedSessionError(f"unsupported session file version {version}",
+                                      where=f"{where}: version")
         for key, kind in (("steps", list), ("redo", list), ("context", dict)):
             if key in data and not isinstance(data[key], kind):
-                raise SessionError(f"corrupted session file: {key} must be a JSON "
-                                   f"{'array' if kind is list else 'object'}",
-                                   where=f"{where}: {key}")
+                raise DamagedSessionError(f"corrupted session file: {key} must be a JSON "
+                                          f"{'array' if kind is list else 'object'}",
+                                          where=f"{where}: {key}")
         if "steps" not in data:
-            raise SessionError("corrupted session file: no steps", where=where)
+            raise DamagedSessionError("corrupted session file: no steps", where=where)
         return data
 
     @classmethod
@@ -324,16 +336,16 @@ class Session:
         steps, redo = cls.records_of(data, where)
         goal = data.get("goal")
         if isinstance(goal, dict) and goal.get("type") not in (None, facts.goal.type):
-            raise SessionError(f"the session navigates toward {goal.get('type')}, but the fact "
-                               f"program's goal is {facts.goal.type}", where=f"{where}: goal",
-                               fix="load it with the fact program it was saved with")
+            raise DamagedSessionError(f"the session navigates toward {goal.get('type')}, but the fact "
+                                      f"program's goal is {facts.goal.type}", where=f"{where}: goal",
+                                      fix="load it with the fact program it was saved with")
         session = cls.from_steps(library, facts, steps, oracle=oracle,
                                  context=data.get("context", {}), where=f"{where}: steps")
         saved = data.get("sketch")
         if check_sketch and saved is not None and saved != sketch_to_json(session.sketch):
-            raise SessionError("replaying the steps does not give the sketch saved in the file",
-                               where=f"{where}: sketch",
-                               fix="the file was edited by hand or is corrupted")
+            raise DamagedSessionError("replaying the steps does not give the sketch saved in the file",
+                                      where=f"{where}: sketch",
+                                      fix="the file was edited by hand or is corrupted")
         session._redo = list(reversed(redo))
         session._check_redo(f"{where}: redo")
         return session
@@ -346,7 +358,7 @@ class Session:
                 try:
                     self.redo()
                 except SessionError as exc:
-                    raise SessionError(
+                    raise DamagedSessionError(
                         f"undone step {index + 1} (?{record.hole} := {record.option}) cannot be replayed: "
                         f"{exc.bare_message}", where=f"{where}[{index}]",
                         fix="the library or fact file changed since the session was saved, or the file "

@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass
 
 from fuseflow.binding import Binding
+from fuseflow.bounds import schedule_bound
 from fuseflow.cost import region_cost
 from fuseflow.budget import StepBudget
 from fuseflow.fusion import MAX_FUSION_STEPS, fully_fused, legal_groupings, region_problem, unfused
@@ -237,7 +238,8 @@ def totals(results) -> dict:
     return {"orders": [" ".join(r.plan.schedule.order) for r in results],
             "flops": sum(r.flops for r in results), "bytes": sum(r.traffic.bytes for r in results),
             "compulsory_bytes": sum(r.traffic.compulsory_bytes for r in results),
-            "cycles": sum(r.timing.cycles for r in results)}
+            "cycles": sum(r.timing.cycles for r in results),
+            "roofline": schedule_bound((r.timing.roofline, r.timing.cycles) for r in results).roofline}
 
 
 def compare_baselines(program: Program, binding: Binding, hw: Hardware, policy: str = "accumulate",
@@ -259,6 +261,7 @@ def compare_baselines(program: Program, binding: Binding, hw: Hardware, policy: 
         except TooLarge as exc:
             rows.append({"name": b.name, "fusion": [list(g) for g in b.grouping], "note": b.note,
                          "orders": None, "flops": None, "bytes": None, "compulsory_bytes": None, "cycles": None,
+                         "roofline": None,
                          "schedule": None, "not_simulated": exc.bare_message})
             continue
         rows.append({"name": b.name, "fusion": [list(r.plan.schedule.ops) for r in results], "note": b.note,

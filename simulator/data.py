@@ -230,3 +230,27 @@ def _random(name, decl, shape, seed) -> Array:
     if len(shape) == 2 and "compressed" in decl.formats:
         return sp.csr_matrix(values)
     return values
+
+
+def describe_inputs(program: Program, binding: Binding, data: ProgramData) -> str:
+    """Which data a simulation ran on, in one line: the graph (a file, or the synthetic preset
+    with its size as generated) and the seed of everything generated."""
+    sources = {decl.source for decl in program.tensors.values() if decl.source}
+    generated = sources - {"graph.adjacency", "graph.features", "ones"}
+    parts = []
+    graph = data.graph
+    if graph is not None and binding.graph is not None:
+        parts.append(f"{binding.data_source}: {graph.n_vertices:,} vertices, {graph.adjacency.nnz:,} stored "
+                     "adjacency entries after preprocessing")
+    elif graph is not None:
+        preset = get_preset(program.data.preset)
+        scaled = "" if graph.n_vertices == preset.n_vertices else \
+            f" scaled from {preset.n_vertices:,} vertices, keeping its mean degree"
+        parts.append(f"synthetic preset {preset.name}{scaled}: {graph.n_vertices:,} vertices, "
+                     f"{graph.adjacency.nnz:,} stored adjacency entries after preprocessing")
+        generated.add("graph")
+    if "graph.features" in sources and not (binding.graph is not None and binding.graph.features is not None):
+        generated.add("features")
+    if generated:
+        parts.append(f"generated values with seed {data.seed}" if parts else f"generated inputs, seed {data.seed}")
+    return "; ".join(parts) if parts else "constant inputs only"

@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fuseflow.binding import Binding
+from fuseflow.bounds import ScheduleBound, schedule_bound
 from fuseflow.hardware import Hardware, load_hardware, operational_intensity
 from fuseflow.ir import Program
 from fuseflow.lower import lower_region
@@ -23,7 +24,7 @@ from fuseflow.lower.plan import RegionPlan
 from fuseflow.schedule import Schedule, check_schedule
 from simulator import exact, fast
 from simulator.counts import RegionRun
-from simulator.data import ProgramData, materialize
+from simulator.data import ProgramData, describe_inputs, materialize
 from simulator.fibertree import FiberTree
 from simulator.order import execution_order
 from simulator.reference import evaluate_op, evaluate_program
@@ -77,6 +78,8 @@ class Report:
     hardware: Hardware
     regions: list[RegionResult]
     check: Check | None
+    #: which data it ran on (simulator.data.describe_inputs)
+    data: str = ""
 
     @property
     def flops(self) -> int:
@@ -99,18 +102,24 @@ class Report:
         return operational_intensity(self.flops, self.bytes)
 
     @property
+    def bound(self) -> ScheduleBound:
+        return schedule_bound((r.timing.roofline, r.timing.cycles) for r in self.regions)
+
+    @property
     def roofline(self) -> str:
-        return self.hardware.roofline_class(self.intensity)
+        return self.bound.roofline
 
     @property
     def counters(self) -> dict[str, int]:
         return {k: sum(r.counters[k] for r in self.regions) for k in COUNTERS}
 
     def to_dict(self) -> dict:
-        return {"program": self.program, "executor": self.executor, "policy": self.policy,
-                "hardware": self.hardware.source, "flops": self.flops, "bytes": self.bytes,
-                "compulsory_bytes": self.compulsory_bytes,
-                "intensity": self.intensity, "roofline": self.roofline, "cycles": self.cycles,
+        bound = self.bound
+        return {"kind": "simulated", "program": self.program, "data": self.data, "executor": self.executor,
+                "policy": self.policy, "hardware": self.hardware.source, "flops": self.flops, "bytes": self.bytes,
+                "compulsory_bytes": self.compulsory_bytes, "intensity": self.intensity,
+                "ridge_intensity": self.hardware.ridge_intensity, "roofline": bound.roofline,
+                "roofline_share": bound.share, "cycles": self.cycles,
                 "seconds": self.cycles / (self.hardware.clock_ghz * 1e9), "counters": self.counters,
                 "regions": [r.to_dict() for r in self.regions],
                 "check": self.check.to_dict() if self.check else None}
@@ -243,4 +252,4 @@ def evaluate(program: Program, binding: Binding, schedule: Schedule, hardware: H
             reference = evaluate_program(program, data.arrays, binding.extents)
         written = [t for r in regions for t in r.written]
         verdict = compare(values, reference, written)
-    return Report(program.name, executor, policy, hw, regions, verdict)
+    return Report(program.name, executor, policy, hw, regions, verdict, describe_inputs(program, binding, data))

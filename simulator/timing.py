@@ -10,7 +10,8 @@
 * A fused region is a pipeline: it takes as long as its slowest stage, but no less than its
   DRAM traffic at `memory_bytes_per_cycle` nor its arithmetic at `peak_ops_per_cycle`, plus
   the fill latency (`pipeline_fill_cycles` + one cycle per primitive on the longest path).
-* Regions run one after another.
+* Regions run one after another. A region's class (memory- or compute-bound) follows
+  `fuseflow.bounds`, the rule the estimate uses too.
 """
 
 from __future__ import annotations
@@ -20,25 +21,41 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fuseflow.bounds import MEMORY_BOUND, region_class
 from fuseflow.hardware import Hardware
 from fuseflow.lower.plan import RegionPlan
 from simulator.counts import Counts
 
 
+#: what a region's cycles are set by (its largest term; the others overlap with it)
+BOUNDS = ("primitive", "memory", "arithmetic")
+
+
 @dataclass
 class Timing:
-    cycles: float
-    compute_cycles: float
+    cycles: float              # bound_cycles + fill_cycles
+    compute_cycles: float      # the slowest primitive's cycles
     memory_cycles: float
     arithmetic_cycles: float
     fill_cycles: int
-    bottleneck: str            # the slowest primitive, or "memory" / "arithmetic"
+    bottleneck: str            # the slowest primitive (Primitive.describe), or "memory" / "arithmetic"
     executed_ops: int          # ALU element operations including the zeros inside tiles
+    bound: str = "primitive"   # one of BOUNDS
+
+    @property
+    def bound_cycles(self) -> float:
+        """The largest term: the slowest primitive, memory or arithmetic (the others hide under it)."""
+        return max(self.compute_cycles, self.memory_cycles, self.arithmetic_cycles)
+
+    @property
+    def roofline(self) -> str:
+        return region_class(self.memory_cycles, max(self.compute_cycles, self.arithmetic_cycles))
 
     def to_dict(self) -> dict:
-        return {"cycles": self.cycles, "compute_cycles": self.compute_cycles, "memory_cycles": self.memory_cycles,
+        return {"cycles": self.cycles, "bound": self.bound, "bound_cycles": self.bound_cycles,
+                "compute_cycles": self.compute_cycles, "memory_cycles": self.memory_cycles,
                 "arithmetic_cycles": self.arithmetic_cycles, "fill_cycles": self.fill_cycles,
-                "bottleneck": self.bottleneck}
+                "bottleneck": self.bottleneck, "roofline": self.roofline}
 
 
 def primitive_cycles(counts: Counts, hw: Hardware) -> float:
@@ -65,16 +82,17 @@ def region_timing(plan: RegionPlan, counts: dict[int, Counts], traffic_bytes: fl
         c = counts[prim.pid]
         cycles = primitive_cycles(c, hw)
         if cycles > compute:
-            compute, slowest = cycles, f"p{prim.pid} {prim.kind} ({prim.op})"
+            compute, slowest = cycles, prim.describe()
         if prim.kind == "alu":
             path = plan.op(prim.op).chain
             executed += c.tiles * math.prod(plan.coarsen.get(v, 1) for v in path)
     memory = traffic_bytes / hw.memory_bytes_per_cycle
     arithmetic = executed / hw.peak_ops_per_cycle
     fill = hw.pipeline_fill_cycles + longest_path(plan)
-    bound = max(compute, memory, arithmetic)
-    if bound == memory and memory > compute:
-        slowest = "memory"
-    elif bound == arithmetic and arithmetic > compute:
-        slowest = "arithmetic"
-    return Timing(bound + fill, compute, memory, arithmetic, fill, slowest, executed)
+    if region_class(memory, max(compute, arithmetic)) == MEMORY_BOUND:
+        bound, slowest = "memory", "memory"
+    elif arithmetic > compute:
+        bound, slowest = "arithmetic", "arithmetic"
+    else:
+        bound = "primitive"
+    return Timing(max(compute, memory, arithmetic) + fill, compute, memory, arithmetic, fill, slowest, executed, bound)

@@ -38,6 +38,16 @@ from fuseflow.schedule import RegionSchedule
 WRITE = "memory"
 
 
+#: what each primitive kind is, in words (the table in docs/simulator.md, "The graph")
+PRIMITIVE_KINDS = {
+    "dense": "level iterator", "empty": "level iterator", "scan": "compressed level scanner",
+    "intersect": "intersecter", "union": "unioner", "leftjoin": "left joiner", "locate": "dense locator",
+    "repeat": "repeater", "array": "value reader", "alu": "ALU", "reduce": "reducer",
+    "spacc": "sparse accumulator", "crddrop": "coordinate dropper", "write": "level writer",
+    "fork": "lane fork", "join": "lane join",
+}
+
+
 @dataclass
 class Primitive:
     pid: int
@@ -46,6 +56,10 @@ class Primitive:
     label: str
     inputs: tuple[int, ...] = ()
     var: str | None = None
+
+    def describe(self) -> str:
+        """`p6 (the level iterator dense f [0,1433) of aggregate1)`: the name `eval --graph` lists it by."""
+        return f"p{self.pid} (the {PRIMITIVE_KINDS.get(self.kind, self.kind)} {self.label} of {self.op})"
 
 
 @dataclass

@@ -88,9 +88,13 @@ def cmd_compare(args) -> int:
     from simulator.baselines import compare_baselines
     from simulator.report import format_comparison
 
+    from simulator.data import describe_inputs, materialize
+
     program, binding, hardware = _load(args)
-    rows = compare_baselines(program, binding, hardware, policy=args.policy, parallel=args.parallel, seed=args.seed,
+    data = materialize(program, binding, args.seed)
+    rows = compare_baselines(program, binding, hardware, policy=args.policy, parallel=args.parallel, data=data,
                              dense_fixed=args.dense_order_fixed)
+    used = describe_inputs(program, binding, data)
     if args.save:
         from fuseflow.files import ensure_folder, file_stem
         from fuseflow.schedule import save_schedule
@@ -102,10 +106,10 @@ def cmd_compare(args) -> int:
     for row in rows:
         del row["schedule"]
     if args.json:
-        print_json({"program": program.name, "policy": args.policy, "parallel": args.parallel,
-                    "hardware": hardware.source, "baselines": rows})
+        print_json({"kind": "simulated", "program": program.name, "data": used, "policy": args.policy,
+                    "parallel": args.parallel, "hardware": hardware.source, "baselines": rows})
     else:
-        print(format_comparison(rows, program.name, args.policy))
+        print(format_comparison(rows, program.name, args.policy, used))
     return 0
 
 

@@ -67,3 +67,14 @@ def integrity_problem(context: Mapping[str, Any], steps: Sequence[Any], redo: Se
     if edited:
         return "edited since navigator saved it: " + ", ".join(edited)
     return None
+
+
+def spec_is_intact(context: Mapping[str, Any]) -> bool:
+    """True when the file's `record` fingerprints vouch for its program, data, dims and
+    library, so advice may repeat them (the steps may still have been edited)."""
+    saved = context.get("fingerprints")
+    record = saved.get("record") if isinstance(saved, dict) else None
+    if not isinstance(record, dict):
+        return False
+    current = record_fingerprints(context, [], [])
+    return all(record.get(key) == current[key] for key in ("program", "data", "dims", "library"))

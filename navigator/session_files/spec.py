@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Mapping
 
 from fuseflow.errors import UserError
@@ -38,19 +37,13 @@ class ProgramSpec:
         Everything recorded here is written to the session file and printed, so text that is
         not valid Unicode is refused now, naming the argument.
         """
-        from fuseflow.bundled import bundled_program_names
-        from fuseflow.errors import ProgramError
+        from fuseflow.bundled import program_location
         from navigator.session_files.text import check_path_text, check_text
 
         check_path_text(program, "PROGRAM")
         for name in dims or {}:
             check_text(name, "--dim")
-        names = bundled_program_names()
-        exists = os.path.exists(program)  # False, not an exception, for a path it cannot look at
-        if not (program in names and not exists):
-            if Path(program).suffix != ".toml" and not exists:  # the rule of fuseflow.bundled.resolve_program
-                raise ProgramError(f"unknown program {program!r}", where="PROGRAM",
-                                   fix=f"give a .toml path or one of: {', '.join(names)}")
+        if program_location(program).path is not None:
             program = _absolute(program)
         return cls(program, _absolute(check_path_text(data, "--data")) if data else None,
                    tuple(sorted((dims or {}).items())),
@@ -83,18 +76,18 @@ class ProgramSpec:
 
     @classmethod
     def from_context(cls, data: Any, where: str) -> "ProgramSpec":
-        from navigator.session import SessionError
+        from navigator.session import DamagedSessionError
 
         if not isinstance(data, dict) or not isinstance(data.get("program"), str):
-            raise SessionError("the session names no program (context.navigator.program)", where=where,
-                               fix="it was not made by `navigator start`; start a new session")
+            raise DamagedSessionError("the session names no program (context.navigator.program)", where=where)
         dims = data.get("dims") or {}
         if not isinstance(dims, dict) or not all(isinstance(k, str) and isinstance(v, int)
                                                  and not isinstance(v, bool) for k, v in dims.items()):
-            raise SessionError("context.navigator.dims must map dimension names to integers", where=where)
+            raise DamagedSessionError("context.navigator.dims must map dimension names to integers",
+                                      where=where)
         for key in ("data", "library"):
             if data.get(key) is not None and not isinstance(data[key], str):
-                raise SessionError(f"context.navigator.{key} must be a path or null", where=where)
+                raise DamagedSessionError(f"context.navigator.{key} must be a path or null", where=where)
         return cls(data["program"], data.get("data"), tuple(sorted(dims.items())), data.get("library"))
 
     # ---- loading ----

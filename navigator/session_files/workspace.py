@@ -18,9 +18,12 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from fuseflow.errors import UserError
-from navigator.session import Session, SessionError
+from navigator.session import DamagedSessionError, Session, SessionError
+from navigator.console import say
+from navigator.session_files.backup import previous_version, write_backup
 from navigator.session_files.files import session_exists, session_lock, session_target
-from navigator.session_files.integrity import integrity_problem, record_fingerprints
+from navigator.session_files.integrity import integrity_problem, record_fingerprints, spec_is_intact
+from navigator.session_files.recovery import damaged, recovery_fix
 from navigator.session_files.spec import LoadedProgram, ProgramSpec
 
 #: the CLI's part of Session.context
@@ -63,7 +66,11 @@ class Workspace:
             "fingerprints": {**self.loaded.fingerprints, "record": record_fingerprints(spec, steps, redo)},
             "created": created if isinstance(created, str) else _now(),
         }
+        previous = previous_version(self.path)
         self.session.save(self.path)
+        problem = write_backup(self.path, previous)
+        if problem is not None:  # the step is saved; only the copy of the version before it is missing
+            say(f"note: the previous version of the session was not kept: {problem}")
 
 
 def _now() -> str:
@@ -88,14 +95,24 @@ def read_context_spec(path: Path) -> ProgramSpec:
     """The spec a session file records, from its envelope alone (no replay); the fingerprints
     of what it records must match, since commands will take their program from it."""
     target = _existing(path)
-    data = Session.read_file(target)
-    spec = _spec_of(data, target)
+    data, spec = _read(target)
     problem = _integrity(data, target)
     if problem is not None:
-        raise SessionError(f"cannot take the program from this session: {problem}", where=str(target),
-                           fix="name the program on the command line; or restore the session file, or pass "
-                               "--accept-changes to the next fill, undo or redo to record new fingerprints")
+        advice = ("name the program on the command line; or pass --accept-changes to the next fill, undo or redo "
+                  "to record new fingerprints")
+        raise DamagedSessionError(f"cannot take the program from this session: {problem}", where=str(target),
+                                  fix=recovery_fix(target, _trusted(data), advice))
     return spec
+
+
+def _read(path: Path) -> tuple[dict[str, Any], ProgramSpec]:
+    """The file's content and the spec it records; damage is reported with how to recover."""
+    data = None
+    try:
+        data = Session.read_file(path)
+        return data, _spec_of(data, path)
+    except DamagedSessionError as exc:
+        raise damaged(exc, path, data) from None
 
 
 def _context(data: dict[str, Any]) -> dict[str, Any]:
@@ -108,13 +125,17 @@ def _spec_of(data: dict[str, Any], path: Path) -> ProgramSpec:
                                     where=f"{path}: context.{CONTEXT_KEY}")
     version = _context(data).get("version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise SessionError("corrupted session file: context.navigator.version must be a positive integer",
-                           where=str(path), fix="restore it from a backup, or start again with "
-                                                "`navigator start --force`")
+        raise DamagedSessionError("corrupted session file: context.navigator.version must be a positive integer",
+                                  where=str(path))
     if version > CONTEXT_VERSION:
         raise SessionError(f"the session was saved by a newer navigator (context version {version}; this one "
                            f"reads up to {CONTEXT_VERSION})", where=str(path), fix="upgrade navigator")
     return spec
+
+
+def _trusted(data: dict[str, Any]) -> dict[str, Any] | None:
+    """`data` when its recorded program, data, dims and library are as navigator saved them."""
+    return data if spec_is_intact(_context(data)) else None
 
 
 def _integrity(data: dict[str, Any], path: Path) -> str | None:
@@ -159,18 +180,19 @@ def open_workspace(path: Path, *, accept_changes: bool = False) -> Workspace:
 
 def _open(path: Path, accept_changes: bool) -> Workspace:
     where = str(path)
-    data = Session.read_file(path)
-    spec = _spec_of(data, path)
-    records, redo = Session.records_of(data, where)
+    data, spec = _read(path)
+    try:
+        records, redo = Session.records_of(data, where)
+    except DamagedSessionError as exc:
+        raise damaged(exc, path, data) from None
     notes = []
     replay = f"replay the {len(records)} recorded steps" + (f" and the {len(redo)} undone ones" if redo else "")
     problem = _integrity(data, path)
     if problem is not None:
         if not accept_changes:
-            restore = "" if _context(data)["version"] < 2 else "restore the file as navigator saved it; or "
-            raise SessionError(f"cannot trust this session file: {problem}", where=where,
-                               fix=f"{restore}pass --accept-changes to {replay}, and with it a fill, undo or redo "
-                                   "records new fingerprints; or start again with `navigator start --force`")
+            advice = f"pass --accept-changes to {replay}, and with it a fill, undo or redo records new fingerprints"
+            raise DamagedSessionError(f"cannot trust this session file: {problem}", where=where,
+                                      fix=recovery_fix(path, _trusted(data), advice))
         notes.append(f"{where}: accepted, after checking that its steps replay: {problem}")
     loaded = _load_space(spec, path)
     saved = _context(data).get("fingerprints")
@@ -182,8 +204,11 @@ def _open(path: Path, accept_changes: bool) -> Workspace:
         notes.append(f"{where}: accepted changes since the session was saved: " + "; ".join(changes))
     space = loaded.space
     # With --accept-changes the replayed steps are the truth, so the saved sketch is not compared.
-    session = Session.from_data(data, where, space.library, space.facts, oracle=space.oracle,
-                                check_sketch=not accept_changes)
+    try:
+        session = Session.from_data(data, where, space.library, space.facts, oracle=space.oracle,
+                                    check_sketch=not accept_changes)
+    except DamagedSessionError as exc:
+        raise damaged(exc, path, data) from None
     return Workspace(path, loaded, session, notes)
 
 

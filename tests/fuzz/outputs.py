@@ -6,7 +6,8 @@ ones the command will actually use. The allowances, each backed by docs/cli.md:
 - `start`, `fill`, `undo`, `redo` rewrite the session file (--session, else the default
   .navigator/session.json; the harness clears $NAVIGATOR_SESSION) and hold
   `<session>.lock` beside the file the session path resolves to, an OS lock file that
-  stays behind empty ("Several commands at once");
+  stays behind empty ("Several commands at once"), and keep the version they replace in
+  `<session>.bak` beside it ("Several commands at once; damaged files");
 - `export --json F --python G`, `facts -o F` write F and G;
 - `eval --dot F` writes F, or F.0, F.1, ... when the schedule has several regions;
 - `sample --out DIR` and `compare --save DIR` write files into DIR;
@@ -92,7 +93,7 @@ def named_outputs(argv: list[str], root: Path) -> NamedOutputs:
         return named
     command = args.command
 
-    def add(kind: str, path: str | None, lock: bool = False) -> None:
+    def add(kind: str, path: str | None, lock: bool = False, backup: bool = False) -> None:
         if not path:
             return
         names = _relative(root, path)
@@ -103,11 +104,15 @@ def named_outputs(argv: list[str], root: Path) -> NamedOutputs:
             # The lock sits beside the file the path resolves to (a link's target).
             for name in names:
                 named.locks.update(_relative(root, name + ".lock")[:1])
+        if backup:
+            # So does the previous version (navigator.session_files.backup).
+            for name in names:
+                named.files.update(_relative(root, name + ".bak")[:1])
 
     if command in SESSION_WRITERS:
         from navigator.session_files.files import DEFAULT_SESSION
 
-        add("files", args.session or str(DEFAULT_SESSION), lock=True)
+        add("files", args.session or str(DEFAULT_SESSION), lock=True, backup=True)
     elif command == "export":
         add("files", args.json_out)
         add("files", args.python_out)

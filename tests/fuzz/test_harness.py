@@ -217,7 +217,8 @@ def test_named_outputs_come_from_navigators_own_parser(tmp_path):
     assert named_outputs(["check", "spmm"], tmp_path).everything() == set()
     assert named_outputs(["no-such-command"], tmp_path).everything() == set()
     start = named_outputs(["start", "spmm"], tmp_path)
-    assert start.files == {".navigator/session.json"} and start.locks == {".navigator/session.json.lock"}
+    assert start.files == {".navigator/session.json", ".navigator/session.json.bak"}
+    assert start.locks == {".navigator/session.json.lock"}
     assert named_outputs(["show"], tmp_path).everything() == set()
     batch = named_outputs(["batch", "a.json", "--out", "r.jsonl"], tmp_path)
     assert batch.files == {"r.jsonl"} and batch.locks == {"r.jsonl.lock"}

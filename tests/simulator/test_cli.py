@@ -153,3 +153,26 @@ def test_bad_input_in_a_subprocess(tmp_path):
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "TOML syntax error" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_eval_compare_and_check_say_what_their_figures_are(capsys, gcn_schedule, shared_datasets):
+    code, out, _ = _run(capsys, "eval", gcn_schedule, "--program", "gcn", *SMALL_GCN, "--seed", "5")
+    assert code == 0
+    assert "simulated" in out and "pipeline fill" in out and "overlapped with it" in out
+    assert "data: synthetic preset cora scaled from 2,708 vertices, keeping its mean degree: 12 vertices" in out
+    assert "seed 5" in out
+    code, out, _ = _run(capsys, "compare", "gcn", *SMALL_GCN, "--seed", "3")
+    assert "cycles and bytes are simulated" in out and "data: synthetic preset cora" in out and "seed 3" in out
+    code, out, _ = _run(capsys, "compare", "gcn", "--data", shared_datasets / "cora.npz", "--json")
+    assert json.loads(out)["data"].startswith(f"file {shared_datasets / 'cora.npz'}: 2,708 vertices")
+    code, out, _ = _run(capsys, "check", "gcn", *SMALL_GCN)
+    assert "estimated by the cost model, not simulated" in out and "bytes read" in out and "(estimated)" in out
+
+
+def test_check_names_the_bound_vertex_count_not_the_presets(capsys):
+    code, out, _ = _run(capsys, "check", "spmm", "--dim", "N=64")
+    assert code == 0
+    data_line = next(line for line in out.splitlines() if line.startswith("data:"))
+    assert "scaled to N=64 vertices" in data_line and data_line.index("N=64") < data_line.index("2708")
+    code, out, _ = _run(capsys, "check", "spmm")
+    assert "data: preset cora (synthetic, 2708 vertices, 10556 edges)" in out
