@@ -64,12 +64,12 @@ def never_applicable(library: Library) -> list[NeverApplied]:
         elif decl.name not in applicable:
             param = next(p for p in decl.params if p.type not in buildable)
             makers = library.functions_returning(param.type)
-            why = (f"no function returns a {param.type}" if not makers else
-                   f"no function that returns a {param.type} can ever be applied "
+            why = ("no function returns one" if not makers else
+                   "no function that returns one can ever be applied "
                    f"({', '.join(f.name for f in makers[:5])}{', ...' if len(makers) > 5 else ''})")
             found.append(NeverApplied(
                 decl.name, f"Function.{decl.name}.params.{param.name}",
-                f"can never be applied: parameter {param.name} needs a {param.type}, and {why}",
+                f"can never be applied: parameter {param.name} needs a value of type {param.type}, and {why}",
                 f"add a function that builds a {param.type} from what the library can build"))
     return found
 
