@@ -200,8 +200,10 @@ def _root(library: Library, expression: Expression) -> Node:
         return expression.root
     if isinstance(expression, (App, Hole)):
         return expression
-    # Honeybee's JSON form: its root's function names the goal type.
-    head = expression.get("App", [{}])[0] if isinstance(expression, Mapping) else None
+    # Honeybee's JSON form: its root's function names the goal type (a malformed root is
+    # reported by sketch_from_json).
+    body = expression.get("App") if isinstance(expression, Mapping) else None
+    head = body[0] if isinstance(body, list) and body else None
     name = head.get("name") if isinstance(head, Mapping) else None
     decl = library.functions.get(name) if isinstance(name, str) else None
     goal = decl.ret if decl is not None else next(iter(library.types), "")
@@ -250,7 +252,7 @@ def _step_cell(library: Library, app: App, variable: str, arg_vars: dict[str, st
     lines.append(")")
     substitutes = {**arg_vars, "ret": variable}
     filled = _PLACEHOLDER.sub(lambda m: substitutes.get(m.group(1), m.group(0)), code.strip("\n"))
-    title = decl.title or app.function
+    title = comment_text(decl.title or "") or app.function
     return Cell(title, _description(decl.info), "\n".join(lines) + "\n\n" + filled)
 
 
