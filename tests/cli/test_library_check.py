@@ -81,6 +81,7 @@ def test_the_shipped_library_with_generated_facts(nav, files):
     (("not_toml.hblib.toml",), "not_toml.hblib.toml"),
     (("sched.hblib.toml", "other.hb.toml"), "other.hb.toml: Prop[0].name"),  # a prop it does not declare
     (("sched.hblib.toml", "missing.hb.toml"), "missing.hb.toml"),
+    (("declarations.hblib.toml", "missing.hb.toml"), "missing.hb.toml"),
 ])
 def test_unreadable_input_exits_2(cli, files, args, fragment):
     (files / "not_toml.hblib.toml").write_text("[Type.A\nparams = ", encoding="utf-8")
