@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _util import emit, stopwatch, summary  # noqa: E402
+from _util import emit, stopwatch, summary
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOTS = ROOT / "tests" / "engine" / "data" / "fuseflow"

@@ -25,7 +25,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Hashable
 
-from navigator.lang.formula import Atom, Comparison, Literal, ParamField, RetField, value_type_of
+from navigator.lang.formula import (
+    Atom,
+    Comparison,
+    Literal,
+    ParamField,
+    RetField,
+    value_type_of,
+)
 from navigator.lang.limits import INT_MAX, INT_MIN
 from navigator.lang.model import FunctionDecl, Library
 

@@ -14,7 +14,13 @@ from navigator.lang import LibraryError, load_facts, load_library, parse_library
 from navigator.lang.applicability import never_applicable, satisfiable
 from navigator.lang.formula import Comparison, Literal, RetField, value_type_of
 from navigator.lang.library_loader import load_library_collecting
-from navigator.library_check import BLOCKED_BY_FACTS, DECLARATION, NEVER_APPLIED, NO_SOLUTION, check_library
+from navigator.library_check import (
+    BLOCKED_BY_FACTS,
+    DECLARATION,
+    NEVER_APPLIED,
+    NO_SOLUTION,
+    check_library,
+)
 from navigator.synth.applicability import blocked_by_facts
 from navigator.synth.oracle import Oracle
 
