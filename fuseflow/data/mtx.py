@@ -15,11 +15,11 @@ import gzip
 import io
 import os
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import scipy.io
 import scipy.sparse as sp
 
 from fuseflow.data.graph import GraphData
@@ -54,6 +54,8 @@ class MatrixMarketHeader:
     cols: int
     entries: int                  # entry lines declared (array: derived from the shape)
     header_bytes: int
+    #: lines up to and including the size line
+    header_lines: int = 0
 
     @property
     def stored(self) -> int:
@@ -141,7 +143,7 @@ def read_header(stream, where: str) -> MatrixMarketHeader:
         if entries > most:
             raise DataError(f"declares {entries:,} entries, more than a {symmetry} {n:,} x {n:,} matrix holds",
                             where=here, fix="fix the entry count on the size line")
-    return MatrixMarketHeader(layout, field, symmetry, rows, cols, entries, consumed)
+    return MatrixMarketHeader(layout, field, symmetry, rows, cols, entries, consumed, line_number)
 
 
 class _BoundedReader(io.RawIOBase):
@@ -186,14 +188,105 @@ _FIX_ENTRY = ("each entry line is 'row col value' ('row col' for pattern), with 
               "line's and values that fit 64 bits; the size line's entry count must match the lines")
 
 
-def _read_matrix(stream, where: str):
+def _read_matrix(open_body, header: MatrixMarketHeader, where: str):
+    """The entries after the header, read with numpy's strict text reader.
+
+    Not scipy.io.mmread: scipy 1.17's reader crashes the process (SIGSEGV) on a last line
+    without its newline that ends in anything but a digit ('0.5 ', '0.5x', '0.5' + chr(6)),
+    and reads '0.5x' followed by a newline as 0.5. np.loadtxt refuses every malformed token
+    and every line with the wrong number of fields; the line is then found by reading the
+    file again (`open_body()` gives a fresh stream), only on that error path."""
+    stream = open_body()
+    read_header(stream, where)  # skip the banner, comments and size line (already checked)
+    text = io.TextIOWrapper(stream, encoding="latin-1", newline=None)
     try:
-        return scipy.io.mmread(stream)
-    except Exception as exc:  # noqa: BLE001 - the reader raises several types for malformed input
-        message = str(exc) or type(exc).__name__
-        line = re.match(r"Line (\d+): (.*)", message)
-        raise DataError(f"not a readable Matrix Market file ({one_line(line.group(2) if line else message)})",
-                        where=f"{where}:{line.group(1)}" if line else where, fix=_FIX_ENTRY) from None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "input contained no data": counted below
+            table = np.loadtxt(text, dtype=_columns(header), comments="%", ndmin=1, max_rows=header.entries + 1)
+    except ValueError as exc:
+        raise _entry_error(open_body, header, where, lambda _, fields: _entry_problem(fields, header),
+                           f"not a readable Matrix Market file ({one_line(str(exc))})") from None
+    if len(table) > header.entries:
+        raise _entry_error(open_body, header, where, lambda k, _: f"more entry lines than the {header.entries:,} "
+                           "the size line declares" if k == header.entries else None, "too many entry lines")
+    if len(table) < header.entries:
+        raise DataError(f"the size line declares {header.entries:,} entries, but the file holds {len(table):,}",
+                        where=where, fix=_FIX_ENTRY)
+    values = table["value"].astype(np.float64) if header.field != "pattern" else np.ones(len(table))
+    if header.layout == "array":
+        return _array_matrix(values, header)
+    n = header.rows
+    rows, cols = table["row"] - 1, table["col"] - 1
+    outside = (rows < 0) | (rows >= n) | (cols < 0) | (cols >= n)
+    if outside.any():
+        bad = int(np.argmax(outside))
+        raise _entry_error(open_body, header, where, lambda k, fields: _entry_problem(fields, header)
+                           if k == bad else None, f"entry {bad + 1} lies outside the {n:,} x {n:,} matrix")
+    if header.symmetry != "general":
+        mirrored = rows != cols
+        sign = -1.0 if header.symmetry == "skew-symmetric" else 1.0
+        rows, cols = np.concatenate([rows, cols[mirrored]]), np.concatenate([cols, rows[mirrored]])
+        values = np.concatenate([values, sign * values[mirrored]])
+    return sp.coo_matrix((values, (rows, cols)), shape=(n, n))
+
+
+def _columns(header: MatrixMarketHeader) -> list[tuple[str, type]]:
+    value = [] if header.field == "pattern" else [("value", np.int64 if header.field == "integer" else np.float64)]
+    return ([("row", np.int64), ("col", np.int64)] if header.layout == "coordinate" else []) + value
+
+
+def _entry_problem(fields: list[str], header: MatrixMarketHeader) -> str | None:
+    """What is wrong with one entry line's fields, or None."""
+    names = [name for name, _ in _columns(header)]
+    if len(fields) != len(names):
+        return f"the entry line has {len(fields)} fields, but a {header.field} entry has {len(names)} " \
+               f"({' '.join(names)})"
+    for name, token in zip(names, fields):
+        if name in ("row", "col"):
+            if not re.fullmatch(r"[0-9]{1,19}", token):
+                return f"the {name} index {describe_value(token)} is not a whole number"
+            if not 1 <= int(token) <= header.rows:
+                return f"the {name} index {token} is outside 1..{header.rows:,}"
+        elif header.field == "integer":
+            if not re.fullmatch(r"[-+]?[0-9]{1,19}", token) or not -2**63 <= int(token) < 2**63:
+                return f"the value {describe_value(token)} is not a 64-bit integer"
+        else:
+            try:
+                float(token)
+            except ValueError:
+                return f"the value {describe_value(token)} is not a number"
+    return None
+
+
+def _entry_error(open_body, header: MatrixMarketHeader, where: str, problem_of, fallback: str) -> DataError:
+    """A DataError at the first entry line for which `problem_of(index, fields)` names a problem."""
+    stream = open_body()
+    read_header(stream, where)
+    line_number, index = header.header_lines, 0
+    for raw in io.TextIOWrapper(stream, encoding="latin-1", newline=None):
+        line_number += 1
+        content = raw.split("%", 1)[0].split()
+        if not content:
+            continue
+        problem = problem_of(index, content)
+        if problem:
+            return DataError(problem, where=f"{where}:{line_number}", fix=_FIX_ENTRY)
+        index += 1
+        if index > header.entries:
+            break
+    return DataError(fallback, where=where, fix=_FIX_ENTRY)
+
+
+def _array_matrix(values: np.ndarray, header: MatrixMarketHeader) -> np.ndarray:
+    """A dense array body: column-major; symmetric ones store the lower triangle (skew: below it)."""
+    n = header.rows
+    if header.symmetry == "general":
+        return values.reshape((n, n), order="F")
+    lower_cols, lower_rows = np.triu_indices(n, k=0 if header.symmetry == "symmetric" else 1)
+    dense = np.zeros((n, n))
+    dense[lower_rows, lower_cols] = values  # column by column, each from its diagonal down
+    sign = -1.0 if header.symmetry == "skew-symmetric" else 1.0
+    return dense + sign * np.tril(dense, -1).T
 
 
 def _too_long(header: MatrixMarketHeader, limit: int, where: str) -> DataError:
@@ -215,12 +308,20 @@ def load_mtx(path: PathLike) -> GraphData:
             raise DataError(f"cannot be decompressed ({one_line(str(exc) or type(exc).__name__)})", where=where,
                             fix=f"check that the file is a complete .{compression} archive") from None
         _check_sizes(header, file_size, compression is not None, where)
-        raw.seek(0)
-        stream = _opened(raw, compression)
         limit = header.header_bytes + header.entries * _MAX_LINE_BYTES + (1 << 20)
-        bounded = _BoundedReader(stream, limit)
+        bounded = None
+
+        def open_body():
+            nonlocal bounded
+            raw.seek(0)
+            bounded = _BoundedReader(_opened(raw, compression), limit)
+            return io.BufferedReader(bounded)
+
         try:
-            matrix = _read_matrix(io.BufferedReader(bounded), where)
+            matrix = _read_matrix(open_body, header, where)
+        except (OSError, EOFError) as exc:  # a damaged gzip/bz2 stream
+            raise DataError(f"cannot be decompressed ({one_line(str(exc) or type(exc).__name__)})", where=where,
+                            fix=f"check that the file is a complete .{compression} archive") from None
         except DataError:
             if bounded.exceeded:
                 raise _too_long(header, limit, where) from None
