@@ -49,7 +49,7 @@ def describe_value(value) -> str:
     return f"a {type(value).__name__}"
 
 
-def one_line(text: str, limit: int = 200) -> str:
+def library_message(text: str, limit: int = 200) -> str:
     """A library's error message for a one-line report: whitespace collapsed, cut at `limit`."""
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[:limit - 3] + "..."

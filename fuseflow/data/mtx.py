@@ -29,7 +29,7 @@ from fuseflow.data.limits import (
     check_graph_memory,
     check_vertex_count,
     describe_value,
-    one_line,
+    library_message,
     refuse_empty_graph,
 )
 from fuseflow.errors import DataError
@@ -205,7 +205,7 @@ def _read_matrix(open_body, header: MatrixMarketHeader, where: str):
             table = np.loadtxt(text, dtype=_columns(header), comments="%", ndmin=1, max_rows=header.entries + 1)
     except ValueError as exc:
         raise _entry_error(open_body, header, where, lambda _, fields: _entry_problem(fields, header),
-                           f"not a readable Matrix Market file ({one_line(str(exc))})") from None
+                           f"not a readable Matrix Market file ({library_message(str(exc))})") from None
     if len(table) > header.entries:
         raise _entry_error(open_body, header, where, lambda k, _: f"more entry lines than the {header.entries:,} "
                            "the size line declares" if k == header.entries else None, "too many entry lines")
@@ -305,7 +305,7 @@ def load_mtx(path: PathLike) -> GraphData:
         try:
             header = read_header(_opened(raw, compression), where)
         except (OSError, EOFError) as exc:  # a damaged gzip/bz2 stream
-            raise DataError(f"cannot be decompressed ({one_line(str(exc) or type(exc).__name__)})", where=where,
+            raise DataError(f"cannot be decompressed ({library_message(str(exc) or type(exc).__name__)})", where=where,
                             fix=f"check that the file is a complete .{compression} archive") from None
         _check_sizes(header, file_size, compression is not None, where)
         limit = header.header_bytes + header.entries * _MAX_LINE_BYTES + (1 << 20)
@@ -320,7 +320,7 @@ def load_mtx(path: PathLike) -> GraphData:
         try:
             matrix = _read_matrix(open_body, header, where)
         except (OSError, EOFError) as exc:  # a damaged gzip/bz2 stream
-            raise DataError(f"cannot be decompressed ({one_line(str(exc) or type(exc).__name__)})", where=where,
+            raise DataError(f"cannot be decompressed ({library_message(str(exc) or type(exc).__name__)})", where=where,
                             fix=f"check that the file is a complete .{compression} archive") from None
         except DataError:
             if bounded.exceeded:

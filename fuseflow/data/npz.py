@@ -27,7 +27,7 @@ from fuseflow.data.limits import (
     check_graph_memory,
     check_vertex_count,
     describe_value,
-    one_line,
+    library_message,
     product,
     refuse_empty_graph,
 )
@@ -144,7 +144,7 @@ class _Archive:
 
 
 def _reason(exc: Exception) -> str:
-    return f"{type(exc).__name__}: {one_line(str(exc))}" if str(exc) else type(exc).__name__
+    return f"{type(exc).__name__}: {library_message(str(exc))}" if str(exc) else type(exc).__name__
 
 
 def _size(n: int) -> str:

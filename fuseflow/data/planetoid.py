@@ -23,7 +23,7 @@ import numpy as np
 
 from fuseflow.data.coordinates import pattern_csr, vertex_count
 from fuseflow.data.graph import GraphData
-from fuseflow.data.limits import MAX_VERTICES, describe_value, one_line
+from fuseflow.data.limits import MAX_VERTICES, describe_value, library_message
 from fuseflow.errors import DataError
 from fuseflow.files import TEXT_LIMIT, read_user_bytes
 from fuseflow.memory import check_memory
@@ -172,7 +172,7 @@ def _unpickle(payload: bytes, where: str):
     except DataError:
         raise
     except Exception as exc:  # noqa: BLE001 - any failure of the pickle machinery means a bad file
-        reason = f"{type(exc).__name__}: {one_line(str(exc))}" if str(exc) else type(exc).__name__
+        reason = f"{type(exc).__name__}: {library_message(str(exc))}" if str(exc) else type(exc).__name__
         raise DataError(f"not a readable pickle ({reason})", where=where,
                         fix="pass a Planetoid ind.<name>.graph file") from None
 
