@@ -28,7 +28,8 @@ COMMANDS = {
     "schedule": ("validate", "eval", "eval", "replay", "batch"),
     "session": ("show", "history", "export", "fill", "fill", "undo", "redo", "check", "count", "validate", "eval"),
     "data": ("check", "check", "count", "eval", "start", "batch", "check-gcn"),
-    "library": ("replay", "count", "start", "sample"),  # all four with the bundled library; replay with the others
+    # count, start and sample with the bundled library; replay and library-check with every library
+    "library": ("replay", "count", "start", "sample", "library-check"),
 }
 
 
@@ -240,8 +241,12 @@ def library_case(rng: random.Random, corpus: Corpus, mutate: bool = True) -> Cas
     command = "replay"
     if problem.library is None:  # the bundled library: it also schedules programs
         command = rng.choice(COMMANDS["library"])
-    if command == "replay":
+    elif rng.random() < 0.3:
+        command = "library-check"
+    if command in ("replay", "library-check"):
         argv = ["replay", "target.json", "--facts", "facts.hb.toml", "--library", "lib.hblib.toml"]
+        if command == "library-check":
+            argv = ["library", "check", "lib.hblib.toml", "facts.hb.toml"]
         contents = {"lib.hblib.toml": library, "facts.hb.toml": problem.facts, "target.json": problem.target}
     else:
         del files["facts.hb.toml"], files["target.json"]
