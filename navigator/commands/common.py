@@ -35,9 +35,9 @@ def add_program_options(sub: argparse.ArgumentParser, program_positional: bool =
 
 
 def add_policy_option(sub: argparse.ArgumentParser) -> None:
-    from fuseflow.lower.contexts import DEFAULT_POLICY
+    from fuseflow.policies import DEFAULT_POLICY, POLICIES
 
-    sub.add_argument("--policy", choices=("accumulate", "stream"), default=DEFAULT_POLICY,
+    sub.add_argument("--policy", choices=POLICIES, default=DEFAULT_POLICY,
                      help="accumulate (default): every reduction closes on chip before its result is used; "
                           "stream: linear consumers take partial sums")
 
