@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fuseflow.data.graph import GraphData
 from fuseflow.errors import DataError
 from fuseflow.expr import Access, Call, Const, Expr, FUNCTIONS, Neg
 from fuseflow.ir import MAX_EXTENT, Program, TensorDecl
+
+if TYPE_CHECKING:  # scipy, which the graph module needs, is loaded only with a graph
+    from fuseflow.data.graph import GraphData
 
 
 def check_extent(name: str, value, where: str, fix: str) -> int:

@@ -48,7 +48,7 @@ _DIM = re.compile(r"(?P<name>[^=\s]+)=(?P<value>-?[0-9]+)")
 def parse_dims(values: list[str] | None) -> dict[str, int]:
     """`--dim NAME=N` options as {name: N}. Only ASCII digits are read, at most 20 of them
     (int() would also take '1_000', '²' or 5,000 digits); bind() checks the range."""
-    from fuseflow.binding import MAX_EXTENT
+    from fuseflow.ir import MAX_EXTENT
 
     dims: dict[str, int] = {}
     for item in values or []:
