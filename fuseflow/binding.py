@@ -100,7 +100,7 @@ def expression_density(expr: Expr, density: dict[str, float]) -> float:
 
 def bind(program: Program, data: str | Path | None = None, dims: dict[str, int] | None = None) -> Binding:
     """Extents and stored structure for `program`, from its preset or from a data file."""
-    from fuseflow.data.synthetic import get_preset  # kept local: data loading is optional work
+    from fuseflow.graph_presets import get_preset  # the graph generator (scipy) is not needed to bind
 
     graph: GraphData | None = None
     preset = get_preset(program.data.preset) if program.data.preset else None

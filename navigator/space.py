@@ -23,7 +23,7 @@ from navigator.library_interface import check_interface
 from navigator.lang.toml_source import read_toml_text
 from navigator.synth import App, Oracle, Sketch, sketch_from_json
 
-if TYPE_CHECKING:  # numpy and scipy: a space restored from the cache never binds its program
+if TYPE_CHECKING:  # imported where used: they load numpy, which a space made from cached facts may never need
     from fuseflow.binding import Binding
     from fuseflow.schedule import RegionSchedule, Schedule
 
@@ -92,7 +92,8 @@ class ScheduleSpace:
                    binding: "Binding | None" = None,
                    bind_program: Callable[[], "Binding"] | None = None) -> "ScheduleSpace":
         """The space of the facts `fuseflow.facts.program_facts` generated for `program`, as
-        (prop, args) records and the goal (what navigator.space_cache keeps)."""
+        (prop, args) records and the goal: what a session keeps in navigator.cache. Without
+        `binding`, `bind_program` makes it when it is first asked for."""
         library, library_text = library or load_scheduling_library(library_path)
         check_interface(library, goal[0])  # fuseflow.facts.GOAL_TYPE
         # Straight from the records: writing and re-reading their TOML would double start-up.
