@@ -57,7 +57,9 @@ def cache_folder() -> Path | None:
     explicit = os.environ.get(CACHE_DIR_ENV)
     if explicit:
         return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # the XDG rule: a relative path is ignored
+        base = os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "navigator"
 
 

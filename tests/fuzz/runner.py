@@ -57,8 +57,9 @@ FILE_SIZE_LIMIT = 256 << 20
 READ_LIMIT = 512 << 10
 #: the exit code of a child whose entry point let an exception escape (a traceback)
 ESCAPED_EXCEPTION = 70
-#: the frames a fresh `python -m navigator` has below navigator.cli.main (runpy, __main__)
-FRESH_DEPTH = 4
+#: the frames a fresh `python -m navigator` has up to navigator.cli.main (runpy twice, __main__,
+#: navigator.main, navigator.launcher.main, and main itself)
+FRESH_DEPTH = 6
 
 #: Imported once by the parent: everything the commands import lazily, so children start warm.
 PRELOAD_MODULES = (
