@@ -132,10 +132,13 @@ def test_ctrl_c_while_a_command_loads_the_compiler(tmp_path):
                                  NAVIGATOR_TEST_SIGINT_AT=module))
 
 
-def _python_start_up_error(err: str) -> bool:
-    """Python's own message for a Ctrl-C while it imports `site` (its .pth files), before it
-    runs any of Navigator's code: not something Navigator can catch (docs/cli.md)."""
-    return err.startswith("Fatal Python error: init_import_site") and "/navigator/" not in err
+def _navigator_frames(err: str) -> list[str]:
+    """Traceback lines that point into Navigator's own code, past the two statements of
+    navigator/__init__.py that define main() (Python runs them before main can guard them)."""
+    first = f"{os.sep}navigator{os.sep}__init__.py"
+    return [line for line in err.splitlines() if line.strip().startswith('File "')
+            and any(f"{os.sep}{package}{os.sep}" in line for package in ("navigator", "fuseflow", "simulator"))
+            and not (first in line and line.rstrip().endswith("in <module>"))]
 
 
 def test_ctrl_c_at_any_moment_of_a_short_command(tmp_path):
@@ -150,15 +153,16 @@ def test_ctrl_c_at_any_moment_of_a_short_command(tmp_path):
         time.sleep(delay)
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=120)
-        if process.returncode == 130:
-            assert err.splitlines() == [INTERRUPTED], err
+        if process.returncode == 130 and err.splitlines() == [INTERRUPTED]:
             outcomes.add("interrupted")
-        elif process.returncode == -signal.SIGINT:
-            assert err == "", err
-            outcomes.add("before Python")
-        elif _python_start_up_error(err):
+        elif err == "" and process.returncode == -signal.SIGINT:
+            outcomes.add("before Python handles signals")
+        elif any(mark in err for mark in ("Traceback", "Fatal Python error", "Error processing line")):
+            # Python's own start-up (site's .pth files, runpy importing the package): no
+            # code of Navigator's has run yet, so none may appear in what was printed.
+            assert _navigator_frames(err) == [], err
             outcomes.add("in Python's start-up")
         else:
-            assert process.returncode == 0 and "Traceback" not in err, (process.returncode, err)
+            assert process.returncode == 0 and err == "", (process.returncode, err)
             outcomes.add("finished")
     assert "interrupted" in outcomes, outcomes
