@@ -13,6 +13,6 @@ def main() -> int:
     except KeyboardInterrupt:
         import sys
 
-        sys.stderr.write("navigator: interrupted\n")
+        sys.stderr.write("navigator: interrupted\n")  # as navigator.launcher.interrupted() says it
         return 130
     return launch()

@@ -48,6 +48,10 @@ def _ignore_interrupts() -> None:
 def _exit_on_interrupt() -> None:
     def stop(signum, frame):
         interrupted()
+        try:  # the command's output is complete: do not lose what is still buffered
+            sys.stdout.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
         os._exit(INTERRUPTED)
 
     try:

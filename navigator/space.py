@@ -119,7 +119,7 @@ class ScheduleSpace:
             open_holes = " ".join(f"?{h.id}" for h in sketch.holes())
             raise UserError(f"the sketch still has open holes: {open_holes}",
                             fix="fill them, or export with --partial to take defaults")
-        from fuseflow.schedule import RegionSchedule, Schedule, default_schedule, schedule_problems
+        from fuseflow.schedule import Schedule, default_schedule, schedule_problems
 
         root = sketch.root
         if root.function == "default_schedule":

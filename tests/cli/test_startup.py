@@ -40,6 +40,11 @@ class _InterruptAt:
 
 if _target:
     sys.meta_path.insert(0, _InterruptAt)
+
+if os.environ.get("NAVIGATOR_TEST_SIGINT_AT_EXIT"):  # after the command, while Python shuts down
+    import atexit, time
+
+    atexit.register(lambda: (os.kill(os.getpid(), signal.SIGINT), time.sleep(5)))
 '''
 
 
@@ -65,8 +70,10 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 def _run(tmp_path: Path, launch: str, *args: str, **env: str) -> subprocess.CompletedProcess:
+    environment = _env(tmp_path, **env)
+    environment.pop("PYTHONUNBUFFERED", None)  # stdout buffered, as it is for users
     return subprocess.run([sys.executable, *LAUNCHES[launch], *args], capture_output=True, text=True,
-                          cwd=tmp_path, env=_env(tmp_path, **env), timeout=120)
+                          cwd=tmp_path, env=environment, timeout=120)
 
 
 def _imported_by(tmp_path: Path, code: str) -> list[str]:
@@ -124,6 +131,13 @@ def _assert_interrupted(result: subprocess.CompletedProcess) -> None:
 ])
 def test_ctrl_c_during_start_up_prints_one_line_and_exits_130(tmp_path, launch, module):
     _assert_interrupted(_run(tmp_path, launch, "programs", NAVIGATOR_TEST_SIGINT_AT=module))
+
+
+def test_ctrl_c_after_the_command_while_python_shuts_down(tmp_path):
+    result = _run(tmp_path, "console script", "programs", NAVIGATOR_TEST_SIGINT_AT_EXIT="1")
+    assert result.returncode == 130, (result.returncode, result.stderr)
+    assert result.stderr.splitlines() == [INTERRUPTED], result.stderr
+    assert "spmm" in result.stdout  # the command's own output was complete
 
 
 def test_ctrl_c_while_a_command_loads_the_compiler(tmp_path):
