@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fuseflow.data.graph import GraphData
 from fuseflow.errors import DataError
 from fuseflow.expr import Access, Call, Const, Expr, FUNCTIONS, Neg
 from fuseflow.ir import MAX_EXTENT, Program, TensorDecl
+
+if TYPE_CHECKING:  # scipy, which the graph module needs, is loaded only with a graph
+    from fuseflow.data.graph import GraphData
 
 
 def check_extent(name: str, value, where: str, fix: str) -> int:
@@ -109,7 +112,7 @@ def _preset_source(program: Program, preset, extents: dict[str, int]) -> str:
 
 def bind(program: Program, data: str | Path | None = None, dims: dict[str, int] | None = None) -> Binding:
     """Extents and stored structure for `program`, from its preset or from a data file."""
-    from fuseflow.data.synthetic import get_preset  # kept local: data loading is optional work
+    from fuseflow.graph_presets import get_preset  # the graph generator (scipy) is not needed to bind
 
     graph: GraphData | None = None
     preset = get_preset(program.data.preset) if program.data.preset else None

@@ -145,7 +145,7 @@ def _parse_data(check: _Checker, table) -> DataSpec:
     check.unknown_keys(table, DATA_KEYS, "data")
     spec = DataSpec()
     if "preset" in table:
-        from fuseflow.data.synthetic import PRESETS  # kept local: it imports numpy and scipy
+        from fuseflow.graph_presets import PRESETS
 
         if not isinstance(table["preset"], str) or table["preset"] not in PRESETS:
             check.fail(f"unknown graph preset {show(table['preset'])}", "data", "preset",

@@ -10,7 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-import networkx as nx
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported where used: a program parses without loading networkx
+    import networkx as nx
 
 from fuseflow.expr import Access, Expr, Statement, accesses, flops_per_point
 
@@ -133,6 +136,8 @@ class Program:
     @cached_property
     def graph(self) -> nx.DiGraph:
         """Op graph: an edge producer -> consumer, labelled with the tensor passed."""
+        import networkx as nx
+
         graph = nx.DiGraph()
         for op in self.ops:
             graph.add_node(op.name)

@@ -1,3 +1,3 @@
-from navigator.cli import main
+from navigator import main
 
 raise SystemExit(main())

@@ -38,6 +38,8 @@ def _add_global_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-memory", metavar="SIZE",
                         help="refuse work estimated to need more memory than SIZE (e.g. 512M, 16G; default: "
                              "$NAVIGATOR_MAX_MEMORY, else half the memory available)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write navigator's cache (also: NAVIGATOR_CACHE=off; docs/cli.md)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,6 +67,10 @@ def _apply_global_options(args) -> None:
 
     if getattr(args, "max_memory", None) is not None:
         set_max_memory(parse_size(args.max_memory))
+    if getattr(args, "no_cache", False):
+        from navigator.cache import switch_off
+
+        switch_off()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,8 +96,10 @@ def main(argv: list[str] | None = None) -> int:
         return report_bug(exc, argv)
     finally:
         from fuseflow.memory import set_max_memory
+        from navigator.cache import switch_off
 
         set_max_memory(None)
+        switch_off(False)
 
 
 def _tolerant_streams() -> None:

@@ -8,23 +8,24 @@ The library and the facts state every rule; this module only reads finished expr
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
-from fuseflow.binding import Binding
 from fuseflow.errors import UserError
-from fuseflow.facts import FactProgram as GeneratedFacts
-from fuseflow.facts import GOAL_TYPE, grouping_id, order_id, program_facts, region_id
 from fuseflow.ir import Program, unify_region
 from fuseflow.orders import default_order
-from fuseflow.schedule import RegionSchedule, Schedule, check_schedule, default_schedule, schedule_problems
 from navigator.lang import FactProgram, Library, facts_from_records, parse_library
 from navigator.lang.errors import FactError, LibraryError
 from navigator.library_interface import check_interface
 from navigator.lang.toml_source import read_toml_text
 from navigator.synth import App, Oracle, Sketch, sketch_from_json
+
+if TYPE_CHECKING:  # imported where used: they load numpy, which a space made from cached facts may never need
+    from fuseflow.binding import Binding
+    from fuseflow.schedule import RegionSchedule, Schedule
 
 DEFAULT_LIBRARY = "fuseflow.hblib.toml"
 
@@ -49,49 +50,77 @@ def content_hash(text: str) -> str:
 @dataclass
 class ScheduleSpace:
     program: Program
-    binding: Binding
     library: Library
     facts: FactProgram
     oracle: Oracle
     library_text: str
-    generated_facts: GeneratedFacts
+    #: the facts as fuseflow.facts generated them: (prop, args) records and the goal
+    fact_records: list[tuple[str, dict[str, Any]]]
+    goal_record: tuple[str, dict[str, Any]]
     #: check each schedule read from a sketch against the program's rules (a user's library
     #: may offer illegal ones; the bundled one cannot, its tests say so)
     check_schedules: bool = False
+    #: makes the binding when it is first asked for (a space restored from its facts has none)
+    bind_program: Callable[[], "Binding"] | None = field(default=None, repr=False)
+    _binding: "Binding | None" = field(default=None, repr=False)
+
+    @cached_property
+    def facts_fingerprint(self) -> str:
+        """A content hash of the facts, which saved sessions keep to notice a changed space."""
+        return facts_fingerprint(self.fact_records, self.goal_record)
+
+    @property
+    def binding(self) -> "Binding":
+        if self._binding is None:
+            assert self.bind_program is not None
+            self._binding = self.bind_program()
+        return self._binding
 
     @classmethod
-    def build(cls, program: Program, binding: Binding, library_path: str | Path | None = None) -> "ScheduleSpace":
-        library, library_text = load_scheduling_library(library_path)
-        check_interface(library, GOAL_TYPE)
+    def build(cls, program: Program, binding: "Binding", library_path: str | Path | None = None,
+              library: tuple[Library, str] | None = None) -> "ScheduleSpace":
+        """`library`: the library at `library_path`, already loaded, with its text."""
+        from fuseflow.facts import program_facts
+
         generated = program_facts(program, binding)
+        return cls.from_facts(program, generated.facts, generated.goal, library_path, library,
+                              binding=binding)
+
+    @classmethod
+    def from_facts(cls, program: Program, records: list[tuple[str, dict[str, Any]]], goal: tuple[str, dict],
+                   library_path: str | Path | None = None, library: tuple[Library, str] | None = None, *,
+                   binding: "Binding | None" = None,
+                   bind_program: Callable[[], "Binding"] | None = None) -> "ScheduleSpace":
+        """The space of the facts `fuseflow.facts.program_facts` generated for `program`, as
+        (prop, args) records and the goal: what a session keeps in navigator.cache. Without
+        `binding`, `bind_program` makes it when it is first asked for."""
+        library, library_text = library or load_scheduling_library(library_path)
+        check_interface(library, goal[0])  # fuseflow.facts.GOAL_TYPE
         # Straight from the records: writing and re-reading their TOML would double start-up.
         try:
-            facts = facts_from_records(generated.facts, generated.goal, library, f"{program.name}.hb.toml (generated)")
+            facts = facts_from_records(records, goal, library, f"{program.name}.hb.toml (generated)")
         except FactError as exc:
             raise LibraryError(f"does not fit the facts Navigator generates for a program: {exc.bare_message}",
                                where=", ".join(library.sources), fix=exc.fix or "declare the Props and the goal "
                                "type as library/fuseflow.hblib.toml does (`navigator facts PROGRAM` shows the facts)"
                                ) from None
-        return cls(program, binding, library, facts, Oracle(library, facts), library_text, generated,
-                   check_schedules=library_path is not None)
-
-    @cached_property
-    def facts_fingerprint(self) -> str:
-        """A content hash of the facts, which saved sessions keep to notice a changed space."""
-        return content_hash(repr((self.generated_facts.facts, self.generated_facts.goal)))
+        return cls(program, library, facts, Oracle(library, facts), library_text, list(records), goal,
+                   check_schedules=library_path is not None, bind_program=bind_program, _binding=binding)
 
     def initial_sketch(self) -> Sketch:
         return self.oracle.initial_sketch()
 
     # ---- complete sketch -> schedule ----
 
-    def schedule_of(self, sketch: Sketch) -> Schedule:
+    def schedule_of(self, sketch: Sketch) -> "Schedule":
         """The fuseflow schedule a complete sketch denotes (the library fits the interface:
         `check_interface`, when the space was built)."""
         if not sketch.complete:
             open_holes = " ".join(f"?{h.id}" for h in sketch.holes())
             raise UserError(f"the sketch still has open holes: {open_holes}",
                             fix="fill them, or export with --partial to take defaults")
+        from fuseflow.schedule import Schedule, default_schedule, schedule_problems
+
         root = sketch.root
         if root.function == "default_schedule":
             return default_schedule(self.program)
@@ -110,7 +139,9 @@ class ScheduleSpace:
                                        "(`navigator facts PROGRAM` shows them), as library/fuseflow.hblib.toml does")
         return schedule
 
-    def _region_schedule(self, node: App) -> RegionSchedule:
+    def _region_schedule(self, node: App) -> "RegionSchedule":
+        from fuseflow.schedule import RegionSchedule
+
         order_node = node.arg("order")
         meta = order_node.metadata_dict()
         ops = tuple(meta["region"].split("+"))
@@ -136,11 +167,14 @@ class ScheduleSpace:
 
     # ---- schedule -> complete expression (a navigation target) ----
 
-    def expression_of(self, schedule: Schedule, where: str | None = None) -> dict:
+    def expression_of(self, schedule: "Schedule", where: str | None = None) -> dict:
         """Honeybee's JSON form of the complete sketch that denotes `schedule`.
 
         Only a legal schedule has one (navigation reaches nothing else), so an illegal one
         raises ScheduleError naming its first problem; `where` names the file it came from."""
+        from fuseflow.facts import grouping_id
+        from fuseflow.schedule import check_schedule, default_schedule
+
         check_schedule(self.program, self.binding, schedule, where)
         grouping = tuple(r.ops for r in schedule.regions)
         gid = grouping_id(grouping)
@@ -158,7 +192,9 @@ class ScheduleSpace:
                                "is_default": grouping == default_grouping}, {"regions": regions_from(0)})
         return _app("schedule", {"program": self.program.name}, {"fusion": fusion})
 
-    def _region_expression(self, rs: RegionSchedule) -> dict:
+    def _region_expression(self, rs: "RegionSchedule") -> dict:
+        from fuseflow.facts import order_id, region_id
+
         rid, oid = region_id(rs.ops), order_id(rs.order)
         n = len(rs.order)
         region = unify_region(self.program, rs.ops)
@@ -181,7 +217,12 @@ class ScheduleSpace:
         return _app("dataflow", {"region": rid}, {"order": order, "pars": pars_from(0)})
 
     def sketch_of(self, schedule: Schedule) -> Sketch:
-        return sketch_from_json(self.expression_of(schedule), self.library, GOAL_TYPE)
+        return sketch_from_json(self.expression_of(schedule), self.library, self.facts.goal.type)
+
+
+def facts_fingerprint(records: list[tuple[str, dict]], goal: tuple[str, dict]) -> str:
+    """A content hash of generated facts (the same for records read back from JSON)."""
+    return content_hash(repr((list(records), goal)))
 
 
 def _app(name: str, metadata: dict, args: dict) -> dict:

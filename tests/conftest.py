@@ -37,6 +37,19 @@ def _crash_folder(tmp_path_factory):
     return tmp_path_factory.mktemp("crashes")
 
 
+@pytest.fixture(scope="session")
+def _cache_folder(tmp_path_factory):
+    return tmp_path_factory.mktemp("navigator-cache")
+
+
+@pytest.fixture(autouse=True)
+def private_cache(_cache_folder, monkeypatch):
+    """Navigator's cache (navigator.cache) goes to a folder of the test session's, never the
+    user's; tests share it, so commands also run on what earlier ones cached."""
+    monkeypatch.setenv("NAVIGATOR_CACHE_DIR", str(_cache_folder))
+    monkeypatch.delenv("NAVIGATOR_CACHE", raising=False)
+
+
 @pytest.fixture(autouse=True)
 def no_internal_errors(_crash_folder, monkeypatch):
     """Every test runs with crash reports going to a folder of the test session's, and fails

@@ -20,13 +20,13 @@ Both are vectorised: no Python loop runs per edge.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
 from fuseflow.data.graph import GraphData
 from fuseflow.data.limits import MAX_VERTICES
+from fuseflow.graph_presets import PRESETS, GraphPreset, get_preset  # noqa: F401 - also read from here
 from fuseflow.errors import DataError
 from fuseflow.memory import check_memory
 
@@ -231,42 +231,6 @@ def synthetic_features(n_rows: int, n_cols: int, *, density: float | None = None
 
 
 # ---------------------------------------------------------------------------------- presets
-
-@dataclass(frozen=True)
-class GraphPreset:
-    """Sizes of a benchmark graph: vertices, directed edges, and the feature/hidden/class
-    lengths of the GCN layers run on it. `real_file` names the file under the shared dataset
-    folder when the real graph is available. `feature_density` is None for dense features."""
-
-    name: str
-    n_vertices: int
-    n_edges: int
-    n_features: int
-    n_hidden: int
-    n_classes: int
-    real_file: str | None
-    feature_density: float | None = None
-
-
-PRESETS: dict[str, GraphPreset] = {
-    # Feature densities of cora and cora_ml are measured on the real files (49216 and 151171
-    # stored entries); dblp's is an assumption (sparse bag-of-words, real file not available);
-    # ogb_collab's features are dense 128-wide embeddings.
-    "cora": GraphPreset("cora", 2708, 10556, 1433, 16, 7, "cora.npz", 0.0127),
-    "cora_ml": GraphPreset("cora_ml", 2995, 16316, 2879, 16, 7, "cora_ml.npz", 0.0175),
-    "dblp": GraphPreset("dblp", 17716, 105734, 1639, 16, 4, None, 0.01),
-    "ogb_collab": GraphPreset("ogb_collab", 235868, 2570930, 128, 16, 2, None, None),
-}
-
-
-def get_preset(name: str) -> GraphPreset:
-    """The preset called `name`; DataError listing the known names otherwise."""
-    try:
-        return PRESETS[name]
-    except (KeyError, TypeError):
-        raise DataError(f"unknown graph preset {name!r}", where="preset",
-                        fix=f"choose one of: {', '.join(sorted(PRESETS))}") from None
-
 
 def scaled_sizes(preset: GraphPreset, scale: float) -> tuple[int, int]:
     """Vertex and (even) edge counts of `preset` shrunk or grown by `scale`."""

@@ -28,9 +28,7 @@ from dataclasses import dataclass
 
 from fuseflow.expr import is_linear_in
 from fuseflow.ir import Program, Region
-
-POLICIES = ("accumulate", "stream")
-DEFAULT_POLICY = "accumulate"
+from fuseflow.policies import DEFAULT_POLICY, POLICIES
 
 
 @dataclass(frozen=True)

@@ -35,9 +35,9 @@ def add_program_options(sub: argparse.ArgumentParser, program_positional: bool =
 
 
 def add_policy_option(sub: argparse.ArgumentParser) -> None:
-    from fuseflow.lower.contexts import DEFAULT_POLICY
+    from fuseflow.policies import DEFAULT_POLICY, POLICIES
 
-    sub.add_argument("--policy", choices=("accumulate", "stream"), default=DEFAULT_POLICY,
+    sub.add_argument("--policy", choices=POLICIES, default=DEFAULT_POLICY,
                      help="accumulate (default): every reduction closes on chip before its result is used; "
                           "stream: linear consumers take partial sums")
 
@@ -48,7 +48,7 @@ _DIM = re.compile(r"(?P<name>[^=\s]+)=(?P<value>-?[0-9]+)")
 def parse_dims(values: list[str] | None) -> dict[str, int]:
     """`--dim NAME=N` options as {name: N}. Only ASCII digits are read, at most 20 of them
     (int() would also take '1_000', '²' or 5,000 digits); bind() checks the range."""
-    from fuseflow.binding import MAX_EXTENT
+    from fuseflow.ir import MAX_EXTENT
 
     dims: dict[str, int] = {}
     for item in values or []:

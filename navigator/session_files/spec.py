@@ -16,6 +16,8 @@ from fuseflow.errors import UserError
 
 #: the keys of `fingerprints`, in the order changes are reported
 FINGERPRINT_KEYS = ("program", "library", "data", "facts")
+#: the kind of navigator.cache entry that holds a program's generated facts
+FACTS_CACHE = "facts"
 
 
 @dataclass(frozen=True)
@@ -106,18 +108,36 @@ class ProgramSpec:
         return read_user_text(self.program, ProgramError, "a .toml program"), self.program
 
     def load(self) -> "LoadedProgram":
-        from fuseflow.binding import bind
+        """The schedule space and the content hashes of what it is made from.
+
+        The program's facts are generated once per content (navigator.cache keeps them, keyed
+        by these hashes and the dimensions); a space made from cached facts binds its program
+        only if a command asks for the binding, so opening a session loads no numerical library.
+        """
         from fuseflow.frontend import parse_program
-        from navigator.space import ScheduleSpace, content_hash
+        from navigator.space import content_hash, load_scheduling_library
 
         text, where = self.program_text()
         program = parse_program(text, where)
-        binding = bind(program, self.data, self.dims_dict)
-        space = ScheduleSpace.build(program, binding, self.library)
-        fingerprints = {"program": content_hash(text), "library": content_hash(space.library_text),
-                        "data": file_hash(self.data) if self.data else None,
-                        "facts": space.facts_fingerprint}
-        return LoadedProgram(self, space, fingerprints)
+        library = load_scheduling_library(self.library)
+        fingerprints = {"program": content_hash(text), "library": content_hash(library[1]),
+                        "data": file_hash(self.data) if self.data else None}
+        key = {**fingerprints, "dims": self.dims_dict}
+
+        def bind_program():
+            from fuseflow.binding import bind
+
+            return bind(program, self.data, self.dims_dict)
+
+        space = _space_from_cache(program, self.library, library, key, bind_program)
+        if space is None:
+            from navigator.cache import write_entry
+            from navigator.space import ScheduleSpace
+
+            space = ScheduleSpace.build(program, bind_program(), self.library, library)
+            write_entry(FACTS_CACHE, key, {"facts": space.fact_records, "goal": space.goal_record,
+                                           "fingerprint": space.facts_fingerprint})
+        return LoadedProgram(self, space, {**fingerprints, "facts": space.facts_fingerprint})
 
     def changes(self, saved: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
         """What differs between two fingerprint sets, in words (empty when nothing did)."""
@@ -134,6 +154,31 @@ class ProgramSpec:
             if key in saved and saved.get(key) != current.get(key):
                 changed.append(f"{names[key]} (content {_short(saved.get(key))} -> {_short(current.get(key))})")
         return changed
+
+
+def _space_from_cache(program, library_path: str | None, library, key: dict, bind_program):
+    """The space made from the facts cached under `key`, or None (no entry, or one that does
+    not make the space it claims to: it is then computed and written again)."""
+    from navigator.cache import read_entry
+    from navigator.space import ScheduleSpace
+
+    entry = read_entry(FACTS_CACHE, key)
+    if not isinstance(entry, dict):
+        return None
+    try:
+        # Tuples, as generated: the facts' fingerprint is the hash of their repr.
+        records = [(prop, args) for prop, args in entry["facts"]]
+        goal = (entry["goal"][0], entry["goal"][1])
+        fingerprint = entry["fingerprint"]
+        if not isinstance(fingerprint, str) or not all(isinstance(p, str) and isinstance(a, dict)
+                                                       for p, a in records):
+            return None
+        space = ScheduleSpace.from_facts(program, records, goal, library_path, library, bind_program=bind_program)
+    except (UserError, KeyError, IndexError, TypeError, ValueError):
+        return None
+    # Stored with the facts it hashes, in an entry whose checksum was verified: not hashed again.
+    space.facts_fingerprint = fingerprint
+    return space
 
 
 def _short(value: Any) -> str:

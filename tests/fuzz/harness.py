@@ -181,13 +181,14 @@ class CaseRun:
         self.rss_limit_kib = rss_limit_kib
         self.keep = keep
         self.folder = Path(tempfile.mkdtemp(prefix=f"{case.klass}-", dir=scratch))
-        self.root, io_folder, self.crash = (self.folder / name for name in ("root", "io", "crash"))
+        # The cache lives beside root, outside the snapshot: a command may write it (tests/fuzz/outputs.py).
+        self.root, io_folder, self.crash, cache = (self.folder / name for name in ("root", "io", "crash", "cache"))
         for folder in (self.root, io_folder, self.crash):
             folder.mkdir()
         case.materialize(self.root)
         self.named = named_outputs(case.argv, self.root)
         self.before = take_snapshot(self.root)
-        self.running: Running = runner.start(self.root, case.argv, io_folder, self.crash)
+        self.running: Running = runner.start(self.root, case.argv, io_folder, self.crash, cache)
         self.outcome: Outcome | None = None
 
     def poll(self) -> Outcome | None:

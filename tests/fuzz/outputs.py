@@ -17,6 +17,10 @@ ones the command will actually use. The allowances, each backed by docs/cli.md:
 
 Nothing may be removed, and no other file may appear: a temporary file left beside an
 output is a half-finished write.
+
+Navigator's cache (navigator.cache; docs/cli.md#the-cache) is written outside the case's
+folder, in a fresh cache folder beside it (NAVIGATOR_CACHE_DIR): the cache is the user's,
+not an output of the command, and a fresh one makes every case compute what it navigates.
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ in a child made by os.fork(), which starts with those modules already in memory:
   instead of eating the machine) and the size of any file it writes with RLIMIT_FSIZE
   (the disk is shared: a case printing forever fails with EFBIG instead of filling it;
   Python ignores SIGXFSZ), and sets NAVIGATOR_MAX_MEMORY so that Navigator's own
-  estimates refuse big work first, and NAVIGATOR_CRASH_DIR so that a crash report lands
-  in the case's crash folder;
+  estimates refuse big work first, NAVIGATOR_CRASH_DIR so that a crash report lands
+  in the case's crash folder, and NAVIGATOR_CACHE_DIR to the case's own cache folder;
 - it calls the entry point (navigator.cli.main), catches SystemExit (argparse), prints any
   other escaping exception as a traceback on its stderr, and leaves with os._exit(code).
 
@@ -57,8 +57,9 @@ FILE_SIZE_LIMIT = 256 << 20
 READ_LIMIT = 512 << 10
 #: the exit code of a child whose entry point let an exception escape (a traceback)
 ESCAPED_EXCEPTION = 70
-#: the frames a fresh `python -m navigator` has below navigator.cli.main (runpy, __main__)
-FRESH_DEPTH = 4
+#: the frames a fresh `python -m navigator` has up to navigator.cli.main (runpy twice, __main__,
+#: navigator.main, navigator.launcher.main, and main itself)
+FRESH_DEPTH = 6
 
 #: Imported once by the parent: everything the commands import lazily, so children start warm.
 PRELOAD_MODULES = (
@@ -76,7 +77,8 @@ PRELOAD_MODULES = (
 
 _BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 #: variables a user's shell might set that would change which files a command touches
-_CLEARED_VARIABLES = ("NAVIGATOR_SESSION", "DASK_SCHEDULER_ADDRESS", "NAVIGATOR_MAX_MEMORY", "NAVIGATOR_CRASH_DIR")
+_CLEARED_VARIABLES = ("NAVIGATOR_SESSION", "DASK_SCHEDULER_ADDRESS", "NAVIGATOR_MAX_MEMORY", "NAVIGATOR_CRASH_DIR",
+                      "NAVIGATOR_CACHE", "NAVIGATOR_CACHE_DIR")
 
 
 def preload(modules: tuple[str, ...] = PRELOAD_MODULES) -> None:
@@ -213,11 +215,14 @@ class ForkRunner:
         self.limits = limits or Limits()
         self.entry = entry
 
-    def start(self, folder: Path, argv: list[str], io_folder: Path, crash_folder: Path) -> Running:
-        """Fork a child running `entry(argv)` in `folder`; its stdout/stderr go to `io_folder`."""
+    def start(self, folder: Path, argv: list[str], io_folder: Path, crash_folder: Path,
+              cache_folder: Path | None = None) -> Running:
+        """Fork a child running `entry(argv)` in `folder`; its stdout/stderr go to `io_folder`.
+        Navigator's cache (navigator.cache) is `cache_folder`, or off when it is None."""
         out_path, err_path = io_folder / "stdout", io_folder / "stderr"
         address_space = self.limits.address_space or _virtual_size() + ADDRESS_SPACE_HEADROOM
         env = {"NAVIGATOR_MAX_MEMORY": self.limits.navigator_max_memory, "NAVIGATOR_CRASH_DIR": str(crash_folder)}
+        env.update({"NAVIGATOR_CACHE_DIR": str(cache_folder)} if cache_folder else {"NAVIGATOR_CACHE": "off"})
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
@@ -232,8 +237,9 @@ class ForkRunner:
             pass
         return Running(pid, out_path, err_path, self.limits.timeout)
 
-    def run(self, folder: Path, argv: list[str], io_folder: Path, crash_folder: Path) -> RunResult:
-        return self.start(folder, argv, io_folder, crash_folder).wait()
+    def run(self, folder: Path, argv: list[str], io_folder: Path, crash_folder: Path,
+            cache_folder: Path | None = None) -> RunResult:
+        return self.start(folder, argv, io_folder, crash_folder, cache_folder).wait()
 
 
 def _child(entry, folder: Path, argv: list[str], out_path: Path, err_path: Path, env: dict[str, str],

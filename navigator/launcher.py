@@ -1,0 +1,64 @@
+"""Start-up of the `navigator` command (console script and `python -m navigator`).
+
+A Ctrl-C must print one line and exit 130 whenever it comes, including while the command
+modules are still being imported, before navigator.cli.main's own handler exists. So this
+module imports nothing of Navigator's until it is inside its `try`. Once a command has
+finished, a late Ctrl-C (during the interpreter's final flush or its wait for threads) ends
+the process at once with the same line, instead of a traceback "ignored" at shutdown.
+"""
+
+import os
+import signal
+import sys
+
+#: the exit code of a command stopped by Ctrl-C (128 + SIGINT, as shells report it)
+INTERRUPTED = 130
+MESSAGE = "navigator: interrupted\n"
+
+
+def interrupted() -> int:
+    """Say so once and return the exit code; a second Ctrl-C while saying it is ignored."""
+    _ignore_interrupts()
+    try:
+        sys.stderr.write(MESSAGE)
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):  # stderr closed or missing
+        pass
+    return INTERRUPTED
+
+
+def main() -> int:
+    try:
+        from navigator.cli import main as run_command
+
+        return run_command()
+    except KeyboardInterrupt:
+        return interrupted()
+    finally:  # also after SystemExit (`--version`, a usage error)
+        _exit_on_interrupt()
+
+
+def _ignore_interrupts() -> None:
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except (ValueError, OSError):  # not the main thread
+        pass
+
+
+def _exit_on_interrupt() -> None:
+    def stop(signum, frame):
+        interrupted()
+        try:  # the command's output is complete: do not lose what is still buffered
+            sys.stdout.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+        os._exit(INTERRUPTED)
+
+    try:
+        signal.signal(signal.SIGINT, stop)
+    except (ValueError, OSError):
+        pass
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
