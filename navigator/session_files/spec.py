@@ -1,8 +1,10 @@
-"""What a session navigates: the program, its data and dimensions, and the library.
+"""What a session navigates: a tensor program (with its data and dimensions) and the
+library, or a Honeybee problem (a `.hb.toml` of facts and a goal) and its library.
 
 A `ProgramSpec` is what the session file records (bundled names stay names, files become
 absolute paths so the session works from any directory). `ProgramSpec.load()` builds the
-schedule space and the content hashes that tell whether anything changed since.
+space (navigator.space.ScheduleSpace, or navigator.honeybee_problem.ProblemSpace) and the
+content hashes that tell whether anything changed since.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from fuseflow.errors import UserError
 
 #: the keys of `fingerprints`, in the order changes are reported
 FINGERPRINT_KEYS = ("program", "library", "data", "facts")
+#: what a session navigates: a tensor program, or a Honeybee problem (recorded as context.navigator.kind)
+TENSOR, HONEYBEE = "tensor", "honeybee-problem"
+KINDS = (TENSOR, HONEYBEE)
 
 
 @dataclass(frozen=True)
@@ -29,6 +34,8 @@ class ProgramSpec:
     dims: tuple[tuple[str, int], ...] = ()
     #: absolute path of the scheduling library, or None for the bundled FuseFlow library
     library: str | None = None
+    #: TENSOR, or HONEYBEE when `program` is a Honeybee problem file (recognised by its content)
+    kind: str = TENSOR
 
     @classmethod
     def from_user(cls, program: str, data: str | None = None, dims: Mapping[str, int] | None = None,
@@ -45,8 +52,12 @@ class ProgramSpec:
         check_path_text(program, "PROGRAM")
         for name in dims or {}:
             check_text(name, "--dim")
+        from navigator.honeybee_problem import is_problem_file
+
         names = bundled_program_names()
         exists = os.path.exists(program)  # False, not an exception, for a path it cannot look at
+        if exists and is_problem_file(program):
+            return cls._problem(program, data, dims, library)
         if not (program in names and not exists):
             if Path(program).suffix != ".toml" and not exists:  # the rule of fuseflow.bundled.resolve_program
                 raise ProgramError(f"unknown program {program!r}", where="PROGRAM",
@@ -55,6 +66,24 @@ class ProgramSpec:
         return cls(program, _absolute(check_path_text(data, "--data")) if data else None,
                    tuple(sorted((dims or {}).items())),
                    _absolute(check_path_text(library, "--library")) if library else None)
+
+    @classmethod
+    def _problem(cls, problem: str, data: str | None, dims: Mapping[str, int] | None,
+                 library: str | None) -> "ProgramSpec":
+        from navigator.honeybee_problem import library_required
+        from navigator.session_files.text import check_path_text
+
+        for option, given in (("--data", data), ("--dim", dims)):
+            if given:
+                raise UserError(f"{option} applies to tensor programs, and {problem} is a Honeybee problem",
+                                where=option, fix=f"leave out {option}: a problem's facts are its whole input")
+        if not library:
+            raise library_required(problem)
+        return cls(_absolute(problem), None, (), _absolute(check_path_text(library, "--library")), HONEYBEE)
+
+    @property
+    def is_problem(self) -> bool:
+        return self.kind == HONEYBEE
 
     @property
     def bundled(self) -> bool:
@@ -65,8 +94,9 @@ class ProgramSpec:
         return dict(self.dims)
 
     def describe(self) -> str:
-        """One line for people: `spmm (dims N=8)`, `/abs/prog.toml (data /abs/g.npz)`."""
-        extras = []
+        """One line for people: `spmm (dims N=8)`, `/abs/prog.toml (data /abs/g.npz)`,
+        `/abs/P.hb.toml (Honeybee problem; library /abs/L.hblib.toml)`."""
+        extras = ["Honeybee problem"] if self.is_problem else []
         if self.dims:
             extras.append("dims " + " ".join(f"{k}={v}" for k, v in self.dims))
         if self.data:
@@ -78,8 +108,10 @@ class ProgramSpec:
     # ---- the session file's context ----
 
     def to_context(self) -> dict[str, Any]:
-        return {"program": self.program, "data": self.data, "dims": self.dims_dict,
-                "library": self.library}
+        context = {"program": self.program, "data": self.data, "dims": self.dims_dict, "library": self.library}
+        if self.is_problem:  # tensor sessions are written as before
+            context["kind"] = self.kind
+        return context
 
     @classmethod
     def from_context(cls, data: Any, where: str) -> "ProgramSpec":
@@ -95,7 +127,14 @@ class ProgramSpec:
         for key in ("data", "library"):
             if data.get(key) is not None and not isinstance(data[key], str):
                 raise SessionError(f"context.navigator.{key} must be a path or null", where=where)
-        return cls(data["program"], data.get("data"), tuple(sorted(dims.items())), data.get("library"))
+        kind = data.get("kind", TENSOR)
+        if kind not in KINDS:
+            raise SessionError(f"context.navigator.kind must be one of {', '.join(KINDS)}", where=where,
+                               fix="restore the session file, or start a new session")
+        if kind == HONEYBEE and (data.get("library") is None or not os.path.isabs(data["program"])):
+            raise SessionError("a Honeybee problem's session must record the problem's and the library's paths",
+                               where=where, fix="restore the session file, or start a new session")
+        return cls(data["program"], data.get("data"), tuple(sorted(dims.items())), data.get("library"), kind)
 
     # ---- loading ----
 
@@ -113,6 +152,8 @@ class ProgramSpec:
         return read_user_text(self.program, ProgramError, "a .toml program"), self.program
 
     def load(self) -> "LoadedProgram":
+        if self.is_problem:
+            return self._load_problem()
         from fuseflow.binding import bind
         from fuseflow.frontend import parse_program
         from navigator.space import ScheduleSpace, content_hash
@@ -126,15 +167,25 @@ class ProgramSpec:
                         "facts": space.facts_fingerprint}
         return LoadedProgram(self, space, fingerprints)
 
+    def _load_problem(self) -> "LoadedProgram":
+        from navigator.honeybee_problem import ProblemSpace
+        from navigator.space import content_hash
+
+        space = ProblemSpace.build(self.program, self.library)
+        fingerprints = {"program": content_hash(space.problem_text), "library": content_hash(space.library_text),
+                        "data": None, "facts": space.facts_fingerprint}
+        return LoadedProgram(self, space, fingerprints)
+
     def changes(self, saved: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
         """What differs between two fingerprint sets, in words (empty when nothing did)."""
         names = {
             "program": f"the bundled program {self.program} (navigator was upgraded)" if self.bundled
-            else f"the program file {self.program}",
+            else f"the problem file {self.program}" if self.is_problem else f"the program file {self.program}",
             "library": f"the library file {self.library}" if self.library
             else "the bundled scheduling library (navigator was upgraded)",
             "data": f"the data file {self.data}",
-            "facts": "the facts generated from the program and its data (the schedule space)",
+            "facts": "the problem's facts and goal" if self.is_problem
+            else "the facts generated from the program and its data (the schedule space)",
         }
         changed = []
         for key in FINGERPRINT_KEYS:
@@ -176,7 +227,21 @@ class LoadedProgram:
     fingerprints: dict[str, str | None]
 
     @property
+    def is_problem(self) -> bool:
+        return self.spec.is_problem
+
+    @property
+    def name(self) -> str:
+        """The program's name, or the problem file's name without `.hb.toml`."""
+        return self.space.name if self.is_problem else self.space.program.name
+
+    @property
     def program(self):
+        """The tensor program; a Honeybee problem has none, and the command that asked is refused."""
+        if self.is_problem:
+            from navigator.honeybee_problem import tensor_program_required
+
+            raise tensor_program_required(None, self.spec.program)
         return self.space.program
 
     @property
