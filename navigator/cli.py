@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     "navigator.commands.simulate",
     "navigator.commands.session",
     "navigator.commands.batch",
+    "navigator.commands.library",
 ]
 
 
@@ -45,9 +46,18 @@ def build_parser() -> argparse.ArgumentParser:
     subs = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subs)
-    for sub in subs.choices.values():
+    for sub in _leaf_parsers(subs):
         _add_global_options(sub)
     return parser
+
+
+def _leaf_parsers(subs) -> list[argparse.ArgumentParser]:
+    """The parsers that run a command (`library check`, not `library`)."""
+    leaves = []
+    for sub in subs.choices.values():
+        nested = [a for a in sub._actions if isinstance(a, argparse._SubParsersAction)]
+        leaves.extend(_leaf_parsers(nested[0]) if nested else [sub])
+    return leaves
 
 
 def _apply_global_options(args) -> None:

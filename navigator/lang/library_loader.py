@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any, Iterable, Mapping
+from contextlib import contextmanager
+from typing import Any, Iterable, Iterator, Mapping
 
 from navigator.lang.errors import LibraryError
 from navigator.lang.formula import VALUE_TYPES, Formula, Value, describe_value, value_type_of
@@ -52,8 +53,25 @@ def parse_library(text: str, source: str = "<library>") -> Library:
     return _build([(source, parse_toml(text, source, LibraryError, WHAT))])
 
 
+def load_library_collecting(path: str | os.PathLike) -> tuple[Library, list[LibraryError]]:
+    """Load a library and report every problem in its declarations instead of stopping at
+    the first: the library of the declarations that load, and the errors of the others
+    (all of a function's unknown types and bad formulas). A file that cannot be read or is
+    not TOML still raises."""
+    path = str(path)
+    problems: list[LibraryError] = []
+    document = parse_toml(read_toml_text(path, LibraryError, WHAT), path, LibraryError, WHAT)
+    return _build([(path, document)], problems), problems
+
+
+class _Skipped(Exception):
+    """A declaration whose problems are already recorded (collecting mode)."""
+
+
 class _Builder:
-    def __init__(self) -> None:
+    def __init__(self, problems: list[LibraryError] | None = None) -> None:
+        #: collecting mode (`load_library_collecting`) when a list: problems go there
+        self.problems = problems
         self.props: dict[str, PropDecl] = {}
         self.types: dict[str, TypeDecl] = {}
         self.raw_functions: dict[str, tuple[str, dict[str, Any]]] = {}
@@ -61,6 +79,31 @@ class _Builder:
         self.preamble: list[Mapping[str, Any]] = []
         self.config: dict[str, Any] = {}
         self.warnings: list[str] = []
+
+    @contextmanager
+    def declaration(self) -> Iterator[None]:
+        """One declaration's checks: in collecting mode its error is recorded and the
+        declaration left out; otherwise the error propagates."""
+        try:
+            yield
+        except _Skipped:
+            pass
+        except LibraryError as exc:
+            if self.problems is None:
+                raise
+            self.problems.append(exc)
+
+    def problem(self, exc: LibraryError, found: list[LibraryError]) -> None:
+        """A problem after which, in collecting mode, the declaration's other checks go on."""
+        if self.problems is None:
+            raise exc
+        found.append(exc)
+
+    def skip_if(self, found: list[LibraryError]) -> None:
+        """Leave the declaration out if `problem` recorded anything for it."""
+        if found:
+            self.problems.extend(found)  # type: ignore[union-attr]
+            raise _Skipped
 
     # -- declarations ---------------------------------------------------------------
 
@@ -72,34 +115,40 @@ class _Builder:
                                      + (f" ({hint})" if hint else ""))
         for kind, target, cls in (("Prop", self.props, PropDecl), ("Type", self.types, TypeDecl)):
             for name, body in self._section(source, doc, kind).items():
-                _check_name(name, f"{source}: {kind}", f"a {kind} name")
-                self._claim(source, kind, name)
-                target[name] = self._fielded(source, kind, name, body, cls)
+                with self.declaration():
+                    _check_name(name, f"{source}: {kind}", f"a {kind} name")
+                    self._claim(source, kind, name)
+                    target[name] = self._fielded(source, kind, name, body, cls)
         for name, body in self._section(source, doc, "Function").items():
-            _check_name(name, f"{source}: Function", "a Function name")
-            self._claim(source, "Function", name)
-            if not isinstance(body, dict):
-                raise LibraryError(f"[Function.{name}] must be a table", where=f"{source}: Function.{name}",
-                                   fix=f"write [Function.{name}] with params, ret and condition")
-            self.raw_functions[name] = (source, body)
+            with self.declaration():
+                _check_name(name, f"{source}: Function", "a Function name")
+                self._claim(source, "Function", name)
+                if not isinstance(body, dict):
+                    raise LibraryError(f"[Function.{name}] must be a table", where=f"{source}: Function.{name}",
+                                       fix=f"write [Function.{name}] with params, ret and condition")
+                self.raw_functions[name] = (source, body)
         preamble = doc.get("Preamble")
-        if preamble is not None:
-            if not isinstance(preamble, list) or not all(isinstance(p, dict) for p in preamble):
-                raise LibraryError("Preamble must be an array of tables", where=f"{source}: Preamble",
-                                   fix="write each block as [[Preamble]] with content = '''...'''")
-            self.preamble.extend(preamble)
+        with self.declaration():
+            if preamble is not None:
+                if not isinstance(preamble, list) or not all(isinstance(p, dict) for p in preamble):
+                    raise LibraryError("Preamble must be an array of tables", where=f"{source}: Preamble",
+                                       fix="write each block as [[Preamble]] with content = '''...'''")
+                self.preamble.extend(preamble)
         config = doc.get("Config")
-        if config is not None:
-            if not isinstance(config, dict):
-                raise LibraryError("Config must be a table", where=f"{source}: Config",
-                                   fix="write [Config] with key = value lines")
-            self.config.update(config)
+        with self.declaration():
+            if config is not None:
+                if not isinstance(config, dict):
+                    raise LibraryError("Config must be a table", where=f"{source}: Config",
+                                       fix="write [Config] with key = value lines")
+                self.config.update(config)
 
     def _section(self, source: str, doc: dict[str, Any], kind: str) -> dict[str, Any]:
         section = doc.get(kind, {})
         if not isinstance(section, dict):
-            raise LibraryError(f"{kind} must be a table of declarations", where=f"{source}: {kind}",
-                               fix=f"declare each one as [{kind}.Name]")
+            error = LibraryError(f"{kind} must be a table of declarations", where=f"{source}: {kind}",
+                                 fix=f"declare each one as [{kind}.Name]")
+            self.problem(error, self.problems)  # type: ignore[arg-type]
+            return {}  # collecting: the section is left out
         return section
 
     def _claim(self, source: str, kind: str, name: str) -> None:
@@ -165,19 +214,29 @@ class _Builder:
                                where=f"{where}.params",
                                fix="group parameters into a Type built by another function, or split the function")
         params = []
+        found: list[LibraryError] = []
         for param_name, type_name in params_raw.items():
             _check_name(param_name, f"{where}.params", "a parameter name")
-            self._require_type(type_name, f"{where}.params.{param_name}",
-                               f"parameter {param_name!r}")
+            try:
+                self._require_type(type_name, f"{where}.params.{param_name}",
+                                   f"parameter {param_name!r}")
+            except LibraryError as exc:
+                self.problem(exc, found)
+                continue
             if param_name == "ret":
                 self.warnings.append(f"{where}.params.ret: a parameter named 'ret' cannot be "
                                      "referred to in conditions (ret.f means the return value)")
             params.append(ParamDecl(param_name, type_name))
         if "ret" not in body:
-            raise LibraryError("missing ret (the return type)", where=where,
-                               fix='add ret = "TypeName"')
+            self.problem(LibraryError("missing ret (the return type)", where=where,
+                                      fix='add ret = "TypeName"'), found)
+            self.skip_if(found)
         ret = body["ret"]
-        self._require_type(ret, f"{where}.ret", "the return type")
+        try:
+            self._require_type(ret, f"{where}.ret", "the return type")
+        except LibraryError as exc:
+            self.problem(exc, found)
+        self.skip_if(found)
         condition_raw = body.get("condition", [])
         if isinstance(condition_raw, str):
             condition_raw = [condition_raw]  # tolerate a single formula; Honeybee wants a list
@@ -192,10 +251,14 @@ class _Builder:
         condition = []
         for index, text in enumerate(condition_raw):
             key = f"{where}.condition[{index}]"
-            if not isinstance(text, str):
-                raise LibraryError(f"formula must be a string, got {_toml_kind(text)}", where=key,
-                                   fix='quote it: "ret.x = a.x"')
-            condition.append(_parse_and_check(text, key, checker))
+            try:
+                if not isinstance(text, str):
+                    raise LibraryError(f"formula must be a string, got {_toml_kind(text)}", where=key,
+                                       fix='quote it: "ret.x = a.x"')
+                condition.append(_parse_and_check(text, key, checker))
+            except LibraryError as exc:
+                self.problem(exc, found)
+        self.skip_if(found)
         default = _default_mark(body.get("default"), f"{where}.default", self.types[ret])
         return FunctionDecl(name, tuple(params), ret, tuple(condition), _info(body, where), default)
 
@@ -205,6 +268,8 @@ class _Builder:
                                where=where, fix='write the name of a [Type] in quotes, e.g. "Order"')
         if type_name in self.types:
             return
+        if ("Type", type_name) in self.origin:
+            raise _Skipped  # collecting: the type is declared, and its problem reported
         if type_name in self.props:
             raise LibraryError(f"{type_name!r} is a Prop, not a Type; {what} must be a Type",
                                where=where, fix=f"declare [Type.{type_name}] or use a Type")
@@ -302,12 +367,16 @@ def _toml_kind(value: Any) -> str:
     return {float: "a float", list: "an array", dict: "a table"}.get(type(value), type(value).__name__)
 
 
-def _build(documents: list[tuple[str, dict[str, Any]]]) -> Library:
-    builder = _Builder()
+def _build(documents: list[tuple[str, dict[str, Any]]],
+           problems: list[LibraryError] | None = None) -> Library:
+    builder = _Builder(problems)
     for source, doc in documents:
         builder.add_document(source, doc)
     # Functions are checked once every Prop and Type of every file is known.
-    functions = {name: builder.build_function(name) for name in builder.raw_functions}
+    functions = {}
+    for name in builder.raw_functions:
+        with builder.declaration():
+            functions[name] = builder.build_function(name)
     return Library(
         props=builder.props,
         types=builder.types,

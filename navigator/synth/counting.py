@@ -100,6 +100,11 @@ class DerivationCounts:
             derivers = self._derivers.get((type_name, meta), ())
         return derivers
 
+    def functions_counted(self) -> set[int]:
+        """The functions that derive some pair counted so far: each is the root of at least
+        one complete program (a derivation's children are all inhabited)."""
+        return {fi for fi, _ in self._nf}
+
     # -- dynamic programming --------------------------------------------------------
 
     def _on_pair_finished(self, type_name: str, meta: Meta, derivations: Derivations) -> None:
