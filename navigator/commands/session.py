@@ -225,6 +225,8 @@ def _export_problem(args, workspace) -> int:
     from fuseflow.files import write_text_atomic
     from navigator.export import complete_expression
 
+    if args.python_out or args.notebook_out:
+        _require_code(args, workspace.space.library)  # before --partial fills anything
     expression, filled = complete_expression(workspace.space, workspace.session, partial=args.partial)
     _say_filled(filled)
     text = json.dumps(expression, indent=2, ensure_ascii=False) + "\n"
@@ -232,11 +234,32 @@ def _export_problem(args, workspace) -> int:
         write_text_atomic(args.json_out, text)
         say(f"wrote {args.json_out}")
     if args.python_out or args.notebook_out:
-        raise UserError("writing a problem's program is not available in this navigator", where="--python",
-                        fix="export the expression with --json F")
-    if not args.json_out:
+        _write_generated_program(args, workspace.space.library, expression)
+    if not (args.json_out or args.python_out or args.notebook_out):
         print(text, end="")
     return 0
+
+
+def _require_code(args, library) -> None:
+    from navigator.codegen import has_code
+
+    if not has_code(library):
+        option = "--python" if args.python_out else "--notebook"
+        raise UserError("the library has no code to assemble (no [[Preamble]] and no info.code)",
+                        where=option, fix="export the expression with --json F, or add info.code to the "
+                                          "library's functions (docs/honeybee-codegen.md)")
+
+
+def _write_generated_program(args, library, expression) -> None:
+    """The library's code (`[[Preamble]]`, `info.code`) assembled in the expression's order,
+    by navigator.codegen. The library's code is written out as text, never run or imported."""
+    from fuseflow.files import write_text_atomic
+    from navigator.codegen import notebook, python_program
+
+    for path, render in ((args.python_out, python_program), (args.notebook_out, notebook)):
+        if path:
+            write_text_atomic(path, render(library, expression))
+            say(f"wrote {path}")
 
 
 def _check_outputs(args, session: Path) -> None:
@@ -319,7 +342,8 @@ def register(subs) -> None:
                         help="write the schedule JSON to F (a Honeybee problem: its expression in Honeybee's "
                              "JSON form)")
     export.add_argument("--python", dest="python_out", metavar="F",
-                        help="write a Python script that rebuilds the schedule with fuseflow and saves it")
+                        help="write a Python script that rebuilds the schedule with fuseflow and saves it (a "
+                             "Honeybee problem: the program its library's info.code assembles, never run)")
     export.add_argument("--notebook", dest="notebook_out", metavar="F",
                         help="Honeybee problems: write the expression's program as a Jupyter notebook to F")
     export.add_argument("--partial", action="store_true",

@@ -204,3 +204,59 @@ def test_an_edited_kind_is_noticed(cli, problem, tmp_path):
     data["context"]["navigator"]["kind"] = "tensor"
     session.write_text(json.dumps(data), encoding="utf-8")
     assert_user_error(cli("show"), "edited since navigator saved it: context.navigator.kind")
+
+
+# ---------------------------------------------------------------- export --python / --notebook
+
+def test_export_python_and_notebook_assemble_the_library_code(cli, problem, tmp_path):
+    import subprocess
+    import sys
+
+    _start(cli, problem)
+    cli("fill", "?0", "summarize", ok=True)
+    cli("fill", "?1", "drop_small", "threshold=5", ok=True)
+    result = cli("export", "--partial", "--python", "p.py", "--notebook", "p.ipynb", "--json", "e.json", ok=True)
+    assert result.stdout == "" and "wrote p.py" in result.stderr and "wrote p.ipynb" in result.stderr
+    program = (tmp_path / "p.py").read_text(encoding="utf-8")
+    # the steps in the expression's post order: every argument before the step that uses it
+    titles = [line[5:] for line in program.splitlines() if line.startswith("# %% ")]
+    assert titles == ["Initialization code", "Load the CSV file", "Normalize the values", "Drop small values",
+                      "Summarize"]
+    assert "import statistics" in program and "threshold=5," in program
+    cells = json.loads((tmp_path / "p.ipynb").read_text(encoding="utf-8"))["cells"]
+    assert any("Drop small values" in "".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    # the program is a real one: run it (the test runs it; navigator never does) on a small table
+    (tmp_path / "sales.csv").write_text("value\n1\n2\n3\n10\n", encoding="utf-8")
+    ran = subprocess.run([sys.executable, "p.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    name, kept, _mean = ran.stdout.split()
+    assert name == "sales" and int(kept) == 3  # z-scores -0.85 -0.57 -0.28 1.70: one under 0.5 is dropped
+
+
+def test_export_never_runs_library_code(cli, tmp_path):
+    """Library code that would leave a file behind if it ran is only written out."""
+    library = (EXAMPLE / "pipeline.hblib.toml").read_text(encoding="utf-8")
+    marker = tmp_path / "ran.txt"
+    library = library.replace("import csv\n", f"import csv\nopen({str(marker)!r}, 'w').write('ran')\n", 1)
+    library = library.replace('__hb_ret.data = list(__hb_data.data)',
+                              f"__hb_ret.data = list(__hb_data.data)\nopen({str(marker)!r}, 'w').write('ran')")
+    (tmp_path / "evil.hblib.toml").write_text(library, encoding="utf-8")
+    shutil.copy(EXAMPLE / "pipeline.hb.toml", tmp_path / "p.hb.toml")
+    cli("start", "p.hb.toml", "--library", "evil.hblib.toml", ok=True)
+    cli("fill", "?0", "--auto", "default", "--subtree", ok=True)
+    cli("export", "--python", "p.py", "--notebook", "p.ipynb", ok=True)
+    assert "write('ran')" in (tmp_path / "p.py").read_text(encoding="utf-8")
+    assert not marker.exists()
+
+
+def test_export_python_needs_library_code(cli, tmp_path):
+    data = ROOT / "tests" / "engine" / "data"
+    cli("start", str(data / "sched.hb.toml"), "--library", str(data / "sched.hblib.toml"), ok=True)
+    for _ in range(20):
+        holes = cli.json("show")["open_holes"]
+        if not holes:
+            break
+        cli("fill", f"?{holes[0]}", "1", ok=True)
+    assert_user_error(cli("export", "--python", "p.py"), "--python", "no code to assemble", "--json F")
+    assert_user_error(cli("export", "--notebook", "p.ipynb"), "--notebook", "no code to assemble")
+    assert not (tmp_path / "p.py").exists()
