@@ -260,3 +260,30 @@ def test_export_python_needs_library_code(cli, tmp_path):
     assert_user_error(cli("export", "--python", "p.py"), "--python", "no code to assemble", "--json F")
     assert_user_error(cli("export", "--notebook", "p.ipynb"), "--notebook", "no code to assemble")
     assert not (tmp_path / "p.py").exists()
+
+
+def test_the_docs_example_runs_as_written(tmp_path):
+    """docs/honeybee.md's shell block, pasted as is in a copy of the repository's layout."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    from tests.cli.conftest import clean_env
+
+    text = (ROOT / "docs" / "honeybee.md").read_text(encoding="utf-8")
+    block = re.search(r"```sh\n(.*?)```", text, re.S).group(1)
+    shutil.copytree(EXAMPLE, tmp_path / "docs" / "examples" / "honeybee")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    wrapper = bin_dir / "navigator"
+    wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} -m navigator "$@"\n', encoding="utf-8")
+    wrapper.chmod(0o755)
+    env = clean_env(PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+                    PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    ran = subprocess.run(["bash", "-e", "-c", block], cwd=tmp_path, capture_output=True, text=True, env=env,
+                         timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    assert "pipeline: 12 programs" in ran.stdout and "reached in 4 rounds" in ran.stdout
+    assert "-- Print a histogram" in ran.stdout and "Print how many values are left" in ran.stdout
+    assert (tmp_path / "pipeline.py").is_file() and len(list((tmp_path / "drawn").iterdir())) == 5
