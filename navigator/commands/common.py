@@ -90,7 +90,7 @@ def program_spec(args) -> str:
     if getattr(args, "library", None) is None and spec.library is not None:
         args.library = spec.library
     args.program = spec.program
-    say(f"navigator: using the program of session {path}: {spec.describe()}")
+    say(f"navigator: using the {'problem' if spec.is_problem else 'program'} of session {path}: {spec.describe()}")
     return spec.program
 
 
