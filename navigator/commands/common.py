@@ -113,13 +113,22 @@ def problem_space_of(args):
     --library is required), or the current session's problem when neither is given.
     """
     from navigator.honeybee_problem import ProblemSpace, is_problem_file, library_required
+    from navigator.lang.errors import FactError
 
     facts = getattr(args, "facts", None)
     if facts:
         if getattr(args, "program", None):
             raise UserError("give the program or --facts, not both", where="--facts",
                             fix="a fact file (.hb.toml) is the whole problem: leave out the program")
-        return ProblemSpace.build(facts, getattr(args, "library", None))
+        library = getattr(args, "library", None)
+        try:
+            return ProblemSpace.build(facts, library)
+        except FactError as exc:
+            if library is not None:
+                raise
+            raise FactError(exc.bare_message, where=exc.where,
+                            fix="these facts do not fit the bundled FuseFlow library: name theirs with "
+                                "--library L.hblib.toml") from None
     spec = program_spec(args)
     if not is_problem_file(spec):
         return None

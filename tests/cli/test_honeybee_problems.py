@@ -149,6 +149,7 @@ def test_a_problem_needs_its_library_and_no_tensor_options(cli, problem):
     assert_user_error(cli("start", problem[0], "--library", problem[1], "--dim", "N=2"), "--dim", "Honeybee problem")
     assert_user_error(cli("count", problem[0], "--library", problem[1], "--data", "g.npz"), "--data")
     assert_user_error(cli("count", "spmm", "--facts", problem[0]), "not both")
+    assert_user_error(cli("count", "--facts", problem[0]), "unknown Prop 'Dataset'", "--library L.hblib.toml")
 
 
 @pytest.mark.parametrize("command", [
