@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+from fuseflow.errors import one_line
 from navigator.lang import Library
 from navigator.session_files.workspace import Workspace
 from navigator.session import StepRecord
@@ -37,8 +38,14 @@ def _info(library: Library, function: str) -> Mapping[str, Any]:
 
 
 def _info_text(info: Mapping[str, Any], key: str) -> str | None:
+    """A text of the library's `info`, trimmed; None when it is missing, empty or not text."""
     value = info.get(key)
     return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _title_line(title: str) -> str:
+    """A title on one line with no escape sequence for the terminal (it is library text)."""
+    return one_line(" ".join(title.split()))
 
 
 def _json_safe(value: Any) -> Any:
@@ -104,10 +111,10 @@ def format_menu(menu: HoleMenu, library: Library | None = None, verbose: bool = 
         info = _info(library, option.function) if library is not None else {}
         title = _info_text(info, "title")
         mark = "   (default)" if option.is_default else ""
-        lines.append(f"  {number:>{width}}. {option.id}{mark}" + (f"   -- {title}" if title else ""))
+        lines.append(f"  {number:>{width}}. {option.id}{mark}" + (f"   -- {_title_line(title)}" if title else ""))
         description = _info_text(info, "description") if verbose else None
         if description:
-            lines.extend(f"  {'':>{width}}    {line}" for line in description.splitlines())
+            lines.extend(f"  {'':>{width}}    {one_line(line.rstrip())}" for line in description.splitlines())
         lines.append(f"  {'':>{width}}    {_plural(option.count, 'completion')}")
     if not menu.options:
         lines.append("  (nothing is offered)")

@@ -288,3 +288,19 @@ def test_the_docs_example_runs_as_written(tmp_path):
     assert "pipeline: 12 programs" in ran.stdout and "reached in 4 rounds" in ran.stdout
     assert "-- Print a histogram" in ran.stdout and "Print how many values are left" in ran.stdout
     assert (tmp_path / "pipeline.py").is_file() and len(list((tmp_path / "drawn").iterdir())) == 5
+
+
+def test_titles_and_descriptions_are_printed_safely(cli, problem, tmp_path):
+    """Library text reaches the terminal on its own line, without escape sequences."""
+    library = tmp_path / problem[1]
+    text = library.read_text(encoding="utf-8").replace(
+        'info.title = "Summarize"', 'info.title = "Sum\\u001b[31marize\\nnow"').replace(
+        'info.description = "Print how many values are left and their mean."',
+        'info.description = "first line\\n\\u001b[2Jsecond line"')
+    library.write_text(text, encoding="utf-8")
+    _start(cli, problem)
+    shown = cli("show", "--verbose", ok=True).stdout
+    assert "\x1b" not in shown
+    assert '1. summarize{name="sales"}   (default)   -- Sum\\x1b[31marize now' in shown
+    assert "       first line\n       \\x1b[2Jsecond line\n" in shown
+    assert cli.json("show")["holes"][0]["options"][0]["info"]["title"] == "Sum\x1b[31marize\nnow"
