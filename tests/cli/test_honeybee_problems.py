@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from navigator.lang import load_library
-from tests.cli.conftest import GOLDEN, SMALL_SPMM, assert_user_error
+from tests.cli.conftest import GOLDEN, SMALL_SPMM, assert_user_error, check_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "examples" / "honeybee"
@@ -201,7 +201,9 @@ def test_an_edited_kind_is_noticed(cli, problem, tmp_path):
     _start(cli, problem)
     session = tmp_path / ".navigator" / "session.json"
     data = json.loads(session.read_text(encoding="utf-8"))
+    check_schema("session-file", data)
     assert data["context"]["navigator"]["kind"] == "honeybee-problem"
+    assert data["context"]["navigator"]["fingerprints"]["record"]["kind"]
     data["context"]["navigator"]["kind"] = "tensor"
     session.write_text(json.dumps(data), encoding="utf-8")
     assert_user_error(cli("show"), "edited since navigator saved it: context.navigator.kind")
