@@ -82,6 +82,12 @@ def check_library(library_path: str, problem_path: str | None = None) -> Library
     report.checked = {"declarations": True, "applicability": not errors,
                       "facts": bool(problem_path) and not errors}
     if errors:
+        if problem_path:  # not checked against the library, but it must at least read
+            from navigator.lang.errors import FactError
+            from navigator.lang.facts_loader import WHAT
+            from navigator.lang.toml_source import parse_toml, read_toml_text
+
+            parse_toml(read_toml_text(problem_path, FactError, WHAT), problem_path, FactError, WHAT)
         return report
     never = never_applicable(library)
     report.problems.extend(LibraryProblem(library_path, n.key, NEVER_APPLIED, n.message, n.fix)
@@ -118,5 +124,5 @@ def _declaration_problem(error: UserError, library_path: str) -> LibraryProblem:
     """A loader error as a problem: its `where` is "FILE: KEY"."""
     where = error.where or library_path
     prefix = f"{library_path}: "
-    key = where[len(prefix):] if where.startswith(prefix) else where
+    key = where.removeprefix(prefix)
     return LibraryProblem(library_path, key, DECLARATION, error.bare_message, error.fix)

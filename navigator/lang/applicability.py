@@ -10,8 +10,9 @@ can never be applied only when
    returns it, or every one that does can never be applied itself, e.g. it needs a value
    of the same type to start from).
 
-Comparisons are decided exactly: `=` classes with their literals, Int order (`<`, `<=`)
-as difference constraints within the signed 64-bit range, Bool `!=` as a two-colouring, and
+Comparisons are decided exactly, in time linear in their number: `=` classes with their
+literals, Int order (`<`, `<=`) by bounds propagated along the order's strongly connected
+components within the signed 64-bit range, Bool `!=` as a two-colouring, and
 Str `!=` between different classes always satisfiable (strings are unbounded). For Int,
 `!=` is reported when the other comparisons force both sides equal; several `!=` that
 together exhaust a range (`1 <= x`, `x <= 2`, `x != 1`, `x != 2`) are not detected.
@@ -24,7 +25,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Hashable
 
-from navigator.lang.formula import Atom, Comparison, Literal, ParamField, RetField, value_type_of
+from navigator.lang.formula import (
+    Atom,
+    Comparison,
+    Literal,
+    ParamField,
+    RetField,
+    value_type_of,
+)
 from navigator.lang.limits import INT_MAX, INT_MIN
 from navigator.lang.model import FunctionDecl, Library
 
@@ -64,12 +72,12 @@ def never_applicable(library: Library) -> list[NeverApplied]:
         elif decl.name not in applicable:
             param = next(p for p in decl.params if p.type not in buildable)
             makers = library.functions_returning(param.type)
-            why = (f"no function returns a {param.type}" if not makers else
-                   f"no function that returns a {param.type} can ever be applied "
+            why = ("no function returns one" if not makers else
+                   "no function that returns one can ever be applied "
                    f"({', '.join(f.name for f in makers[:5])}{', ...' if len(makers) > 5 else ''})")
             found.append(NeverApplied(
                 decl.name, f"Function.{decl.name}.params.{param.name}",
-                f"can never be applied: parameter {param.name} needs a {param.type}, and {why}",
+                f"can never be applied: parameter {param.name} needs a value of type {param.type}, and {why}",
                 f"add a function that builds a {param.type} from what the library can build"))
     return found
 
@@ -178,46 +186,94 @@ class _Classes:
         self.parent[self.find(a)] = self.find(b)
 
 
-_ZERO = ("zero",)
-
-
 class _IntBounds:
-    """Int classes as difference constraints `v - u <= w` (an edge u -> v of weight w)
-    against a zero node: a literal c pins `x - 0 = c`, every class stays within 64 bits,
-    `a < b` is `a - b <= -1`, `a <= b` is `a - b <= 0`. Feasible over the integers iff the
-    graph has no negative cycle (Bellman-Ford from zero, which reaches every node)."""
+    """Int classes ordered by `<` and `<=`, each within [low, high] (its literal, else the
+    64-bit range). Classes on a cycle of the order are equal (a `<` on the cycle is a
+    contradiction); the cycles collapsed, the order is acyclic, and lower bounds pushed
+    forward along it and upper bounds backward are exact: values exist iff every low <= high
+    (take each class's lower bound). Linear in the comparisons."""
 
     def __init__(self, roots: set[Hashable], literal_of: dict[Hashable, object],
                  order: list[tuple[Hashable, str, Hashable]]) -> None:
-        self.nodes = [_ZERO, *sorted(roots, key=repr)]
-        self.edges: list[tuple[Hashable, Hashable, int]] = []
+        successors: dict[Hashable, list[Hashable]] = {r: [] for r in roots}
+        for left, _, right in order:
+            successors[left].append(right)
+        #: class -> its strongly connected component, components in reverse topological order
+        self.component, components = _strong_components(successors)
+        low = [INT_MIN] * len(components)
+        high = [INT_MAX] * len(components)
         for root in roots:
             value = literal_of.get(root)
-            high, low = (value, value) if isinstance(value, int) else (INT_MAX, INT_MIN)
-            self.edges.append((_ZERO, root, high))   # root - 0 <= high
-            self.edges.append((root, _ZERO, -low))   # 0 - root <= -low
+            if isinstance(value, int):
+                c = self.component[root]
+                low[c], high[c] = max(low[c], value), min(high[c], value)
+        edges: list[tuple[int, int, int]] = []
+        self.feasible = True
         for left, op, right in order:
-            self.edges.append((right, left, -1 if op == "<" else 0))  # left - right <= w
-        self.feasible = self._shortest(_ZERO) is not None
-
-    def _shortest(self, source: Hashable) -> dict[Hashable, int] | None:
-        """Tightest upper bounds on `v - source`, or None on a negative cycle."""
-        dist: dict[Hashable, int] = {source: 0}
-        for _ in range(len(self.nodes)):
-            changed = False
-            for u, v, w in self.edges:
-                if u in dist and (v not in dist or dist[u] + w < dist[v]):
-                    dist[v] = dist[u] + w
-                    changed = True
-            if not changed:
-                return dist
-        return None
+            a, b = self.component[left], self.component[right]
+            step = 1 if op == "<" else 0
+            if a == b:
+                if step:
+                    self.feasible = False  # x < ... <= x
+                continue
+            edges.append((a, b, step))
+        # Tarjan numbers components so that every edge goes from a higher to a lower number.
+        for a, b, step in sorted(edges, key=lambda e: -e[0]):
+            low[b] = max(low[b], low[a] + step)
+        for a, b, step in sorted(edges, key=lambda e: e[1]):
+            high[a] = min(high[a], high[b] - step)
+        self.feasible = self.feasible and all(lo <= hi for lo, hi in zip(low, high))
+        self.low, self.high = low, high
 
     def forced_equal(self, a: Hashable, b: Hashable) -> bool:
-        """Whether the constraints force `a = b` (b - a <= 0 and a - b <= 0)."""
-        from_a, from_b = self._shortest(a), self._shortest(b)
-        return (from_a is not None and from_b is not None and b in from_a and a in from_b
-                and from_a[b] <= 0 and from_b[a] <= 0)
+        """Whether the order forces `a = b`: on one cycle, or both pinned to one value (for
+        feasible constraints the only ways `a <= b` and `b <= a` can both be forced)."""
+        ca, cb = self.component[a], self.component[b]
+        return ca == cb or (self.low[ca] == self.high[ca] == self.low[cb] == self.high[cb])
+
+
+def _strong_components(successors: dict[Hashable, list[Hashable]]) -> tuple[dict[Hashable, int], list[list[Hashable]]]:
+    """Tarjan's algorithm without recursion: each node's component number, and the
+    components in reverse topological order (an edge never leads to a higher number)."""
+    index: dict[Hashable, int] = {}
+    lowlink: dict[Hashable, int] = {}
+    on_stack: set[Hashable] = set()
+    stack: list[Hashable] = []
+    component: dict[Hashable, int] = {}
+    components: list[list[Hashable]] = []
+    for start in sorted(successors, key=repr):
+        if start in index:
+            continue
+        work = [(start, 0)]
+        while work:
+            node, position = work.pop()
+            if position == 0:
+                index[node] = lowlink[node] = len(index)
+                stack.append(node)
+                on_stack.add(node)
+            children = successors[node]
+            if position < len(children):
+                work.append((node, position + 1))
+                child = children[position]
+                if child not in index:
+                    work.append((child, 0))
+                elif child in on_stack:
+                    lowlink[node] = min(lowlink[node], index[child])
+                continue
+            if lowlink[node] == index[node]:
+                members = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component[member] = len(components)
+                    members.append(member)
+                    if member == node:
+                        break
+                components.append(members)
+            if work:
+                parent = work[-1][0]
+                lowlink[parent] = min(lowlink[parent], lowlink[node])
+    return component, components
 
 
 def _two_colourable(roots: set[Hashable], literal_of: dict[Hashable, object],

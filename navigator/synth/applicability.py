@@ -47,9 +47,10 @@ def blocked_by_facts(oracle: Oracle, skip: frozenset[str] = frozenset()) -> list
         missing_facts = [f.prop for f in decl.condition
                          if isinstance(f, FactPattern) and not oracle.fact_index.rows(f.prop)]
         if missing_type is not None:
-            reason = f"parameter {missing_type.name} needs a {missing_type.type}, and these facts let no program build one"
+            reason = (f"parameter {missing_type.name} needs a value of type {missing_type.type}, "
+                      "and these facts let no program build one")
         elif missing_facts:
-            reason = f"its condition needs a {missing_facts[0]} fact, and there is none"
+            reason = f"its condition needs a fact of {missing_facts[0]}, and there is none"
         else:
             reason = "no values of its parameters and return satisfy its condition with these facts"
         blocked.append(BlockedByFacts(decl.name, reason))

@@ -188,3 +188,11 @@ def test_any_library_text_outside_code_keeps_the_program_parsing(title, var_name
     for cell in notebook["cells"]:
         if cell["cell_type"] == "markdown":
             assert "<" not in "".join(cell["source"])
+
+
+@pytest.mark.parametrize("expression", [{"App": 5}, {"App": []}, [1], {"Hole": "x"}, {"App": [{"name": "nope"}, {}]}])
+def test_a_malformed_expression_is_a_user_error(expression):
+    from fuseflow.errors import UserError
+
+    with pytest.raises(UserError):
+        codegen.python_program(library(), expression)
