@@ -31,22 +31,35 @@ class ExportResult:
     filled: list[StepRecord] = field(default_factory=list)
 
 
-def complete_schedule(space, session: Session, *, partial: bool = False) -> ExportResult:
-    """The schedule of `session`'s sketch; with `partial`, open holes take their defaults first.
+def complete_session(session: Session, *, partial: bool = False) -> list[StepRecord]:
+    """Make sure `session`'s sketch is complete: with `partial`, open holes take their defaults
+    (the steps taken are returned); without, an open hole is an error.
 
     `partial` fills the given session object in memory; callers that must not change the saved
     session simply do not save it.
     """
-    filled: list[StepRecord] = []
-    if not session.complete:
-        if not partial:
-            holes = " ".join(f"?{h.id}" for h in session.sketch.holes())
-            raise UserError(f"the sketch still has open holes: {holes}", where="export",
-                            fix="fill them (navigator fill), or pass --partial to take their defaults")
-        from navigator.auto import fill_open_holes, get_strategy
+    if session.complete:
+        return []
+    if not partial:
+        holes = " ".join(f"?{h.id}" for h in session.sketch.holes())
+        raise UserError(f"the sketch still has open holes: {holes}", where="export",
+                        fix="fill them (navigator fill), or pass --partial to take their defaults")
+    from navigator.auto import fill_open_holes, get_strategy
 
-        filled = fill_open_holes(session, get_strategy("default"),
-                                 rationale="filled by export --partial")
+    return fill_open_holes(session, get_strategy("default"), rationale="filled by export --partial")
+
+
+def complete_expression(space, session: Session, *, partial: bool = False) -> tuple[dict, list[StepRecord]]:
+    """A Honeybee problem's export: the complete expression in Honeybee's JSON form, and the
+    steps --partial took."""
+    filled = complete_session(session, partial=partial)
+    return space.expression_of(session.sketch), filled
+
+
+def complete_schedule(space, session: Session, *, partial: bool = False) -> ExportResult:
+    """The schedule of `session`'s sketch; with `partial`, open holes take their defaults first
+    (see `complete_session`)."""
+    filled = complete_session(session, partial=partial)
     schedule = space.schedule_of(session.sketch)
     problems = schedule_problems(space.program, space.binding, schedule)
     if problems:

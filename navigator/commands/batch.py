@@ -41,12 +41,12 @@ def cmd_batch(args) -> int:
     from navigator.batch.engines import check_local_jobs
     from navigator.batch.evaluation import ensure_reference, load_inputs
     from navigator.batch.progress import BatchProgress
-    from navigator.commands.common import program_spec
+    from navigator.commands.common import tensor_program_spec
     from navigator.session_files import ProgramSpec
 
     if args.engine == "local" and args.jobs:
         check_local_jobs(args.jobs)  # before the slow loading below
-    spec = ProgramSpec.from_user(program_spec(args), args.data, parse_dims(args.dim))
+    spec = ProgramSpec.from_user(tensor_program_spec(args), args.data, parse_dims(args.dim))
     hardware = os.path.realpath(args.hardware) if args.hardware else None
     config = EvalConfig(spec, hardware, args.policy, args.executor, args.seed, not args.no_check)
     # Load now: input errors stop here (exit 2), and forked workers inherit the loaded inputs.
@@ -111,6 +111,8 @@ def cmd_sample(args) -> int:
                  fix="draw fewer schedules per run")
     spec = ProgramSpec.from_user(args.program, args.data, parse_dims(args.dim), args.library)
     space = spec.load().space
+    if spec.is_problem:
+        return _sample_problem(args, spec, space)
     sampler = UniformSampler(space.oracle)
     size = sampler.size()
     seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
@@ -130,6 +132,40 @@ def cmd_sample(args) -> int:
                     "space": size, "count": args.n, "unique": unique, "out": str(out), "files": files})
     say(f"navigator: wrote {args.n} schedules of {space.program.name} to {out} ({unique} distinct; the space "
         f"holds {size}; seed {seed})")
+    return 0
+
+
+def _sample_problem(args, spec, space) -> int:
+    """A Honeybee problem's programs, drawn uniformly: each file is one expression in Honeybee's
+    JSON form. Every program counts (a problem has no shortcut to leave out)."""
+    import json
+    import random
+    import secrets
+
+    from fuseflow.files import ensure_folder, file_stem, write_text_atomic
+    from navigator.batch.records import schedule_key
+    from navigator.sampling import UniformSampler
+
+    sampler = UniformSampler(space.oracle, skip=())
+    size = sampler.size()
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
+    rng = random.Random(seed)
+    out = ensure_folder(args.out)
+    width = max(3, len(str(args.n)))
+    files = []
+    for index in range(1, args.n + 1):
+        expression = space.expression_of(sampler.sample(rng))
+        path = out / f"{file_stem(space.name)}-{index:0{width}d}.json"
+        write_text_atomic(path, json.dumps(expression, indent=2, ensure_ascii=False) + "\n")
+        files.append({"path": str(path), "key": schedule_key(expression)})
+    unique = len({f["key"] for f in files})
+    if args.json:
+        print_json({"format": "navigator-sample", "version": JSON_VERSION, "program": space.name,
+                    "spec": spec.program, "kind": spec.kind, "library": spec.library, "dims": {}, "data": None,
+                    "seed": seed, "space": size, "count": args.n, "unique": unique, "out": str(out),
+                    "files": files})
+    say(f"navigator: wrote {args.n} expressions of {space.name} to {out} ({unique} distinct; the problem has "
+        f"{size} programs; seed {seed})")
     return 0
 
 
@@ -162,13 +198,16 @@ def register(subs) -> None:
     add_session_option(batch)
     batch.set_defaults(run=cmd_batch)
 
-    sample = subs.add_parser("sample", help="draw N schedules uniformly at random from the valid space")
-    sample.add_argument("program", help="path to a program .toml, or a bundled program's name")
+    sample = subs.add_parser("sample", help="draw N schedules (or a Honeybee problem's expressions) uniformly at "
+                                            "random from the valid space")
+    sample.add_argument("program", help="path to a program .toml, a bundled program's name, or a Honeybee problem "
+                                        ".hb.toml (with --library)")
     sample.add_argument("n", metavar="N", type=_positive_int, help="how many schedules")
     sample.add_argument("--out", required=True, metavar="DIR", help="folder for the schedule .json files")
     sample.add_argument("--seed", type=int, help="random seed (default: a fresh one, printed)")
     sample.add_argument("--data", metavar="D", help="graph data file replacing the program's preset")
     sample.add_argument("--dim", action="append", metavar="NAME=N", help="override a dimension's extent (repeatable)")
-    sample.add_argument("--library", metavar="L", help="scheduling library (default: the bundled FuseFlow library)")
+    sample.add_argument("--library", metavar="L", help="scheduling library (default: the bundled FuseFlow library; "
+                                                       "required for a Honeybee problem)")
     sample.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
     sample.set_defaults(run=cmd_sample)

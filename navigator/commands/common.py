@@ -90,8 +90,55 @@ def program_spec(args) -> str:
     if getattr(args, "library", None) is None and spec.library is not None:
         args.library = spec.library
     args.program = spec.program
-    say(f"navigator: using the program of session {path}: {spec.describe()}")
+    say(f"navigator: using the {'problem' if spec.is_problem else 'program'} of session {path}: {spec.describe()}")
     return spec.program
+
+
+def tensor_program_spec(args) -> str:
+    """`program_spec`, for the commands that need a tensor program: a Honeybee problem (given,
+    or the session's) is refused in one line that says what to use instead."""
+    from navigator.honeybee_problem import is_problem_file, tensor_program_required
+
+    spec = program_spec(args)
+    if is_problem_file(spec):
+        raise tensor_program_required(getattr(args, "command", None), spec)
+    return spec
+
+
+def problem_space_of(args):
+    """The Honeybee problem a command is given, as a ProblemSpace, or None for a tensor program.
+
+    A problem is `--facts F` (with --library, else the bundled library: the facts `navigator
+    facts` writes are for it), or a program argument whose content is a problem (then
+    --library is required), or the current session's problem when neither is given.
+    """
+    from navigator.honeybee_problem import ProblemSpace, is_problem_file, library_required
+    from navigator.lang.errors import FactError
+
+    facts = getattr(args, "facts", None)
+    if facts:
+        if getattr(args, "program", None):
+            raise UserError("give the program or --facts, not both", where="--facts",
+                            fix="a fact file (.hb.toml) is the whole problem: leave out the program")
+        library = getattr(args, "library", None)
+        try:
+            return ProblemSpace.build(facts, library)
+        except FactError as exc:
+            if library is not None:
+                raise
+            raise FactError(exc.bare_message, where=exc.where,
+                            fix="these facts do not fit the bundled FuseFlow library: name theirs with "
+                                "--library L.hblib.toml") from None
+    spec = program_spec(args)
+    if not is_problem_file(spec):
+        return None
+    for option, given in (("--data", getattr(args, "data", None)), ("--dim", getattr(args, "dim", None))):
+        if given:
+            raise UserError(f"{option} applies to tensor programs, and {spec} is a Honeybee problem",
+                            where=option, fix=f"leave out {option}: a problem's facts are its whole input")
+    if getattr(args, "library", None) is None:
+        raise library_required(spec)
+    return ProblemSpace.build(spec, args.library)
 
 
 def load_program_args(args):
@@ -100,7 +147,7 @@ def load_program_args(args):
     from fuseflow.bundled import resolve_program
     from fuseflow.hardware import load_hardware
 
-    program = resolve_program(program_spec(args))
+    program = resolve_program(tensor_program_spec(args))
     binding = bind(program, getattr(args, "data", None), parse_dims(getattr(args, "dim", None)))
     hardware = load_hardware(getattr(args, "hardware", None))
     return program, binding, hardware

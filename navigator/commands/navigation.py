@@ -31,10 +31,26 @@ def cmd_facts(args) -> int:
     return 0
 
 
+def _count_problem(args, space) -> int:
+    """A Honeybee problem's programs: every complete expression counts."""
+    count = space.oracle.count(space.initial_sketch()).to_json()
+    if args.json:
+        print_json({"program": space.name, "kind": "honeybee-problem", "schedules": count,
+                    "programs_in_library": count, "closed_form": None, "problem": space.facts.source,
+                    "library": ", ".join(space.library.sources) or None})
+        return 0
+    print(f"{space.name}: {count} programs (Honeybee problem {space.facts.source})")
+    return 0
+
+
 def cmd_count(args) -> int:
     from fuseflow.space_size import schedule_space_size
+    from navigator.commands.common import problem_space_of
     from navigator.space import ScheduleSpace
 
+    problem = problem_space_of(args)
+    if problem is not None:
+        return _count_problem(args, problem)
     program, binding, _ = load_program_args(args)
     space = ScheduleSpace.build(program, binding, args.library)
     count = space.oracle.count(space.initial_sketch())
@@ -57,9 +73,9 @@ def cmd_count(args) -> int:
 
 def cmd_replay(args) -> int:
     from fuseflow.errors import UserError
-    from navigator.lang import load_facts
+    from navigator.commands.common import problem_space_of
     from navigator.replay import load_target, replay
-    from navigator.space import ScheduleSpace, load_scheduling_library
+    from navigator.space import ScheduleSpace
 
     if args.program is None and args.facts is None:
         from navigator.session_files import session_exists, session_path, session_target
@@ -67,18 +83,18 @@ def cmd_replay(args) -> int:
         if not session_exists(session_target(session_path(args.session))):
             raise UserError("replay needs the program (--program) or a fact file (--facts)", where="replay",
                             fix="or run it inside a session started with `navigator start PROGRAM`")
-    if args.facts:
-        library, _ = load_scheduling_library(args.library)
-        facts = load_facts(args.facts, library)
-        oracle = None
+    problem = problem_space_of(args)
+    if problem is not None:  # --facts F, or a Honeybee problem as --program (or the session's)
+        library, facts, oracle = problem.library, problem.facts, problem.oracle
     else:
         program, binding, _ = load_program_args(args)
         space = ScheduleSpace.build(program, binding, args.library)
         library, facts, oracle = space.library, space.facts, space.oracle
     target = load_target(args.target)
     if isinstance(target, dict) and not ({"App", "Hole"} & set(target)):
-        if args.facts:
-            raise UserError("a schedule JSON target needs --program, not --facts", where=args.target,
+        if problem is not None:
+            raise UserError("a schedule JSON target needs a tensor program (--program), and this is a Honeybee "
+                            "problem", where=args.target,
                             fix="give --program PROGRAM, or a target expression in Honeybee's JSON form")
         # A schedule JSON rather than an expression: navigate to the sketch that denotes it.
         from fuseflow.schedule import schedule_from_json
@@ -106,15 +122,18 @@ def register(subs) -> None:
     facts.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     facts.set_defaults(run=cmd_facts)
 
-    count = subs.add_parser("count", help="count the complete schedules of a program")
+    count = subs.add_parser("count", help="count the complete schedules of a program (or a Honeybee problem's "
+                                          "programs)")
     add_program_options(count, program_optional=True)
-    count.add_argument("--library", metavar="L", help="scheduling library (default: the bundled FuseFlow library)")
+    count.add_argument("--facts", metavar="F", help="count the programs of a fact program (.hb.toml) instead")
+    count.add_argument("--library", metavar="L", help="scheduling library (default: the bundled FuseFlow library; "
+                                                      "required for a Honeybee problem given as PROGRAM)")
     count.set_defaults(run=cmd_count)
 
     replay = subs.add_parser("replay", help="navigate from ?0 to a target expression, round by round")
     replay.add_argument("target", help="target: an expression in Honeybee's JSON form, or a schedule JSON")
-    replay.add_argument("--program", help="program path or bundled name (its facts are generated; "
-                                          "default: the current session's)")
+    replay.add_argument("--program", help="program path or bundled name (its facts are generated), or a Honeybee "
+                                          "problem .hb.toml with --library (default: the current session's)")
     replay.add_argument("--facts", metavar="F", help="a fact program (.hb.toml) instead of --program")
     replay.add_argument("--library", metavar="L", help="scheduling library (default: the bundled FuseFlow library)")
     add_program_options(replay, program_positional=False)

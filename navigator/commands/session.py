@@ -60,7 +60,7 @@ def cmd_start(args) -> int:
         print_json(show_json(workspace, menus))
     else:
         say(f"started a session for {spec.describe()} in {workspace.path}")
-        print(format_show(workspace, menus))
+        print(format_show(workspace, menus, verbose=args.verbose))
     return 0
 
 
@@ -78,7 +78,7 @@ def cmd_show(args) -> int:
     if args.json:
         print_json(show_json(workspace, menus, only))
     else:
-        print(format_show(workspace, menus, only))
+        print(format_show(workspace, menus, only, verbose=args.verbose))
     return 0
 
 
@@ -176,21 +176,22 @@ def cmd_export(args) -> int:
     from fuseflow.schedule import save_schedule, schedule_to_json
     from navigator.export import ExportFailure, complete_schedule, schedule_python
     from navigator.session_files import open_workspace
-    from navigator.session_files.views import step_line
 
     workspace = open_workspace(_path(args), accept_changes=args.accept_changes)
     _notes(workspace)
     _check_outputs(args, workspace.path)
+    if workspace.is_problem:
+        return _export_problem(args, workspace)
+    if args.notebook_out:
+        raise UserError("--notebook writes the program of a Honeybee problem's expression, and this session "
+                        "schedules a tensor program", where="--notebook",
+                        fix="use --python F for a script that rebuilds the schedule")
     try:
         result = complete_schedule(workspace.space, workspace.session, partial=args.partial)
     except ExportFailure as exc:
         say_error(exc)
         return 1
-    if result.filled:
-        say(f"navigator: --partial filled {len(result.filled)} open holes with their defaults "
-            "(the session itself is unchanged):")
-        for record in result.filled:
-            say(f"  {step_line(record)}")
+    _say_filled(result.filled)
     program = workspace.program
     if args.json_out:
         save_schedule(args.json_out, program, result.schedule)
@@ -205,6 +206,60 @@ def cmd_export(args) -> int:
     if not args.json_out and not args.python_out:
         print(json.dumps(schedule_to_json(program, result.schedule), indent=2))
     return 0
+
+
+def _say_filled(filled) -> None:
+    from navigator.session_files.views import step_line
+
+    if filled:
+        say(f"navigator: --partial filled {len(filled)} open holes with their defaults "
+            "(the session itself is unchanged):")
+        for record in filled:
+            say(f"  {step_line(record)}")
+
+
+def _export_problem(args, workspace) -> int:
+    """A Honeybee problem's expression in Honeybee's JSON form."""
+    import json
+
+    from fuseflow.files import write_text_atomic
+    from navigator.export import complete_expression
+
+    if args.python_out or args.notebook_out:
+        _require_code(args, workspace.space.library)  # before --partial fills anything
+    expression, filled = complete_expression(workspace.space, workspace.session, partial=args.partial)
+    _say_filled(filled)
+    text = json.dumps(expression, indent=2, ensure_ascii=False) + "\n"
+    if args.json_out:
+        write_text_atomic(args.json_out, text)
+        say(f"wrote {args.json_out}")
+    if args.python_out or args.notebook_out:
+        _write_generated_program(args, workspace.space.library, expression)
+    if not (args.json_out or args.python_out or args.notebook_out):
+        print(text, end="")
+    return 0
+
+
+def _require_code(args, library) -> None:
+    from navigator.codegen import has_code
+
+    if not has_code(library):
+        option = "--python" if args.python_out else "--notebook"
+        raise UserError("the library has no code to assemble (no [[Preamble]] and no info.code)",
+                        where=option, fix="export the expression with --json F, or add info.code to the "
+                                          "library's functions (docs/honeybee-codegen.md)")
+
+
+def _write_generated_program(args, library, expression) -> None:
+    """The library's code (`[[Preamble]]`, `info.code`) assembled in the expression's order,
+    by navigator.codegen. The library's code is written out as text, never run or imported."""
+    from fuseflow.files import write_text_atomic
+    from navigator.codegen import notebook, python_program
+
+    for path, render in ((args.python_out, python_program), (args.notebook_out, notebook)):
+        if path:
+            write_text_atomic(path, render(library, expression))
+            say(f"wrote {path}")
 
 
 def _check_outputs(args, session: Path) -> None:
@@ -222,25 +277,30 @@ def _check_outputs(args, session: Path) -> None:
         except (OSError, ValueError):
             return False
 
-    outputs = [(option, path) for option, path in (("--json", args.json_out), ("--python", args.python_out))
-               if path]
+    outputs = [(option, path) for option, path in (("--json", args.json_out), ("--python", args.python_out),
+                                                   ("--notebook", args.notebook_out)) if path]
     for option, path in outputs:
         check_path_text(path, option)
         for kept, what in ((session, "the session file"), (lock_path(session), "the session's lock file")):
             if same(path, kept):
                 raise UserError(f"{path} is {what}", where=option,
                                 fix="choose another path for the export; the session must not be overwritten")
-    if len(outputs) == 2 and same(outputs[0][1], outputs[1][1]):
-        raise UserError("--json and --python name the same file", where="--python",
-                        fix="give the Python script another path")
+    for index, (option, path) in enumerate(outputs):
+        for earlier, earlier_path in outputs[:index]:
+            if same(earlier_path, path):
+                raise UserError(f"{earlier} and {option} name the same file", where=option,
+                                fix=f"give {option} another path")
 
 
 # ---------------------------------------------------------------- registration
 
 def register(subs) -> None:
-    start = subs.add_parser("start", help="start a navigation session for a program")
-    start.add_argument("program", help="path to a program .toml, or a bundled program's name")
-    start.add_argument("--library", metavar="L", help="scheduling library (default: the bundled FuseFlow library)")
+    start = subs.add_parser("start", help="start a navigation session for a program or a Honeybee problem")
+    start.add_argument("program", help="path to a program .toml, a bundled program's name, or a Honeybee "
+                                       "problem .hb.toml (with --library)")
+    start.add_argument("--library", metavar="L", help="scheduling library (default: the bundled FuseFlow library; "
+                                                      "required for a Honeybee problem)")
+    start.add_argument("--verbose", action="store_true", help="also print each option's info.description")
     start.add_argument("--data", metavar="D", help="graph data file replacing the program's preset")
     start.add_argument("--dim", action="append", metavar="NAME=N", help="override a dimension's extent (repeatable)")
     start.add_argument("--force", action="store_true", help="replace an existing session file")
@@ -249,6 +309,7 @@ def register(subs) -> None:
 
     show = subs.add_parser("show", help="the sketch and the menu of every open hole")
     show.add_argument("--hole", metavar="HOLE", help="show only this hole's menu (?3, 3 or h3)")
+    show.add_argument("--verbose", action="store_true", help="also print each option's info.description")
     _add_common(show)
     show.set_defaults(run=cmd_show)
 
@@ -275,10 +336,16 @@ def register(subs) -> None:
     _add_common(history)
     history.set_defaults(run=cmd_history)
 
-    export = subs.add_parser("export", help="write the session's schedule as JSON and/or as a Python script")
-    export.add_argument("--json", dest="json_out", metavar="F", help="write the schedule JSON to F")
+    export = subs.add_parser("export", help="write the session's schedule (or a Honeybee problem's expression) "
+                                            "as JSON and/or as a Python program")
+    export.add_argument("--json", dest="json_out", metavar="F",
+                        help="write the schedule JSON to F (a Honeybee problem: its expression in Honeybee's "
+                             "JSON form)")
     export.add_argument("--python", dest="python_out", metavar="F",
-                        help="write a Python script that rebuilds the schedule with fuseflow and saves it")
+                        help="write a Python script that rebuilds the schedule with fuseflow and saves it (a "
+                             "Honeybee problem: the program its library's info.code assembles, never run)")
+    export.add_argument("--notebook", dest="notebook_out", metavar="F",
+                        help="Honeybee problems: write the expression's program as a Jupyter notebook to F")
     export.add_argument("--partial", action="store_true",
                         help="fill open holes with their defaults first (the session is not changed)")
     _add_common(export, json_help="")

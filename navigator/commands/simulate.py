@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fuseflow.errors import ScheduleError, UserError
-from navigator.commands.common import add_policy_option, add_program_options, print_json, program_spec
+from navigator.commands.common import add_policy_option, add_program_options, print_json, tensor_program_spec
 
 EXACT_TOKEN_LIMIT = 20_000_000
 
@@ -25,7 +25,7 @@ def _load(args):
     from fuseflow.hardware import load_hardware
     from navigator.commands.common import parse_dims
 
-    program = resolve_program(program_spec(args))
+    program = resolve_program(tensor_program_spec(args))
     if args.preset:
         get_preset(args.preset)
         if args.data:

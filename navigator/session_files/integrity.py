@@ -3,7 +3,7 @@
 `context.navigator.fingerprints` holds content hashes of the files a session depends on
 (program, library, data, facts: see ProgramSpec.load) and, under `record`, hashes of what
 the session file itself records: the program spec, the data path, the dims, the library
-path, the step log and the redo stack. Opening a session recomputes the `record` hashes
+path, the step log and the redo stack (and, for a Honeybee problem, its `kind`). Opening a session recomputes the `record` hashes
 from the file; one that differs names a part edited since navigator saved it. These are
 checksums against accidents and stale copies, not signatures: whoever edits the file can
 recompute them.
@@ -21,7 +21,7 @@ from navigator.session_files.spec import FINGERPRINT_KEYS
 RECORDED = ("program", "data", "dims", "library", "steps", "redo")
 _NAMES = {"program": "context.navigator.program", "data": "context.navigator.data",
           "dims": "context.navigator.dims", "library": "context.navigator.library",
-          "steps": "the step log (steps)", "redo": "the redo stack (redo)"}
+          "steps": "the step log (steps)", "redo": "the redo stack (redo)", "kind": "context.navigator.kind"}
 _FILE_NAMES = {"program": "the program", "library": "the library", "data": "the data file",
                "facts": "the facts"}
 
@@ -38,7 +38,10 @@ def record_fingerprints(context: Mapping[str, Any], steps: Sequence[Any], redo: 
     of the step log and redo stack, each as the session file writes it."""
     values = {key: context.get(key) for key in ("program", "data", "dims", "library")}
     values.update(steps=list(steps), redo=list(redo))
-    return {key: fingerprint(values[key]) for key in RECORDED}
+    record = {key: fingerprint(values[key]) for key in RECORDED}
+    if context.get("kind") is not None:  # only Honeybee problems record one; tensor sessions stay as they were
+        record["kind"] = fingerprint(context["kind"])
+    return record
 
 
 def integrity_problem(context: Mapping[str, Any], steps: Sequence[Any], redo: Sequence[Any],
@@ -63,7 +66,7 @@ def integrity_problem(context: Mapping[str, Any], steps: Sequence[Any], redo: Se
     if missing:
         return "context.navigator.fingerprints lacks the fingerprints of " + ", ".join(missing)
     current = record_fingerprints(context, steps, redo)
-    edited = [_NAMES[key] for key in RECORDED if record.get(key) != current[key]]
+    edited = [_NAMES[key] for key in RECORDED + ("kind",) if record.get(key) != current.get(key)]
     if edited:
         return "edited since navigator saved it: " + ", ".join(edited)
     return None

@@ -1,8 +1,10 @@
-"""What a session navigates: the program, its data and dimensions, and the library.
+"""What a session navigates: a tensor program (with its data and dimensions) and the
+library, or a Honeybee problem (a `.hb.toml` of facts and a goal) and its library.
 
 A `ProgramSpec` is what the session file records (bundled names stay names, files become
 absolute paths so the session works from any directory). `ProgramSpec.load()` builds the
-schedule space and the content hashes that tell whether anything changed since.
+space (navigator.space.ScheduleSpace, or navigator.honeybee_problem.ProblemSpace) and the
+content hashes that tell whether anything changed since.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from fuseflow.errors import UserError
 FINGERPRINT_KEYS = ("program", "library", "data", "facts")
 #: the kind of navigator.cache entry that holds a program's generated facts
 FACTS_CACHE = "facts"
+#: what a session navigates: a tensor program, or a Honeybee problem (recorded as context.navigator.kind)
+TENSOR, HONEYBEE = "tensor", "honeybee-problem"
+KINDS = (TENSOR, HONEYBEE)
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,8 @@ class ProgramSpec:
     dims: tuple[tuple[str, int], ...] = ()
     #: absolute path of the scheduling library, or None for the bundled FuseFlow library
     library: str | None = None
+    #: TENSOR, or HONEYBEE when `program` is a Honeybee problem file (recognised by its content)
+    kind: str = TENSOR
 
     @classmethod
     def from_user(cls, program: str, data: str | None = None, dims: Mapping[str, int] | None = None,
@@ -46,10 +53,32 @@ class ProgramSpec:
         for name in dims or {}:
             check_text(name, "--dim")
         if program_location(program).path is not None:
+            from navigator.honeybee_problem import is_problem_file
+
+            if os.path.isfile(program) and is_problem_file(program):
+                return cls._problem(program, data, dims, library)
             program = _absolute(program)
         return cls(program, _absolute(check_path_text(data, "--data")) if data else None,
                    tuple(sorted((dims or {}).items())),
                    _absolute(check_path_text(library, "--library")) if library else None)
+
+    @classmethod
+    def _problem(cls, problem: str, data: str | None, dims: Mapping[str, int] | None,
+                 library: str | None) -> "ProgramSpec":
+        from navigator.honeybee_problem import library_required
+        from navigator.session_files.text import check_path_text
+
+        for option, given in (("--data", data), ("--dim", dims)):
+            if given:
+                raise UserError(f"{option} applies to tensor programs, and {problem} is a Honeybee problem",
+                                where=option, fix=f"leave out {option}: a problem's facts are its whole input")
+        if not library:
+            raise library_required(problem)
+        return cls(_absolute(problem), None, (), _absolute(check_path_text(library, "--library")), HONEYBEE)
+
+    @property
+    def is_problem(self) -> bool:
+        return self.kind == HONEYBEE
 
     @property
     def bundled(self) -> bool:
@@ -60,8 +89,9 @@ class ProgramSpec:
         return dict(self.dims)
 
     def describe(self) -> str:
-        """One line for people: `spmm (dims N=8)`, `/abs/prog.toml (data /abs/g.npz)`."""
-        extras = []
+        """One line for people: `spmm (dims N=8)`, `/abs/prog.toml (data /abs/g.npz)`,
+        `/abs/P.hb.toml (Honeybee problem; library /abs/L.hblib.toml)`."""
+        extras = ["Honeybee problem"] if self.is_problem else []
         if self.dims:
             extras.append("dims " + " ".join(f"{k}={v}" for k, v in self.dims))
         if self.data:
@@ -73,8 +103,10 @@ class ProgramSpec:
     # ---- the session file's context ----
 
     def to_context(self) -> dict[str, Any]:
-        return {"program": self.program, "data": self.data, "dims": self.dims_dict,
-                "library": self.library}
+        context = {"program": self.program, "data": self.data, "dims": self.dims_dict, "library": self.library}
+        if self.is_problem:  # tensor sessions are written as before
+            context["kind"] = self.kind
+        return context
 
     @classmethod
     def from_context(cls, data: Any, where: str) -> "ProgramSpec":
@@ -90,7 +122,13 @@ class ProgramSpec:
         for key in ("data", "library"):
             if data.get(key) is not None and not isinstance(data[key], str):
                 raise DamagedSessionError(f"context.navigator.{key} must be a path or null", where=where)
-        return cls(data["program"], data.get("data"), tuple(sorted(dims.items())), data.get("library"))
+        kind = data.get("kind", TENSOR)
+        if kind not in KINDS:
+            raise DamagedSessionError(f"context.navigator.kind must be one of {', '.join(KINDS)}", where=where)
+        if kind == HONEYBEE and (data.get("library") is None or not os.path.isabs(data["program"])):
+            raise DamagedSessionError("a Honeybee problem's session must record the problem's and the library's "
+                                      "paths", where=where)
+        return cls(data["program"], data.get("data"), tuple(sorted(dims.items())), data.get("library"), kind)
 
     # ---- loading ----
 
@@ -114,6 +152,8 @@ class ProgramSpec:
         by these hashes and the dimensions); a space made from cached facts binds its program
         only if a command asks for the binding, so opening a session loads no numerical library.
         """
+        if self.is_problem:
+            return self._load_problem()
         from fuseflow.frontend import parse_program
         from navigator.space import content_hash, load_scheduling_library
 
@@ -139,15 +179,25 @@ class ProgramSpec:
                                            "fingerprint": space.facts_fingerprint})
         return LoadedProgram(self, space, {**fingerprints, "facts": space.facts_fingerprint})
 
+    def _load_problem(self) -> "LoadedProgram":
+        from navigator.honeybee_problem import ProblemSpace
+        from navigator.space import content_hash
+
+        space = ProblemSpace.build(self.program, self.library)
+        fingerprints = {"program": content_hash(space.problem_text), "library": content_hash(space.library_text),
+                        "data": None, "facts": space.facts_fingerprint}
+        return LoadedProgram(self, space, fingerprints)
+
     def changes(self, saved: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
         """What differs between two fingerprint sets, in words (empty when nothing did)."""
         names = {
             "program": f"the bundled program {self.program} (navigator was upgraded)" if self.bundled
-            else f"the program file {self.program}",
+            else f"the problem file {self.program}" if self.is_problem else f"the program file {self.program}",
             "library": f"the library file {self.library}" if self.library
             else "the bundled scheduling library (navigator was upgraded)",
             "data": f"the data file {self.data}",
-            "facts": "the facts generated from the program and its data (the schedule space)",
+            "facts": "the problem's facts and goal" if self.is_problem
+            else "the facts generated from the program and its data (the schedule space)",
         }
         changed = []
         for key in FINGERPRINT_KEYS:
@@ -214,7 +264,21 @@ class LoadedProgram:
     fingerprints: dict[str, str | None]
 
     @property
+    def is_problem(self) -> bool:
+        return self.spec.is_problem
+
+    @property
+    def name(self) -> str:
+        """The program's name, or the problem file's name without `.hb.toml`."""
+        return self.space.name if self.is_problem else self.space.program.name
+
+    @property
     def program(self):
+        """The tensor program; a Honeybee problem has none, and the command that asked is refused."""
+        if self.is_problem:
+            from navigator.honeybee_problem import tensor_program_required
+
+            raise tensor_program_required(None, self.spec.program)
         return self.space.program
 
     @property

@@ -6,8 +6,10 @@ tests/cli/schemas/ holds their JSON Schemas. Within a version, fields are only e
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
+from fuseflow.errors import one_line
+from navigator.lang import Library
 from navigator.session_files.workspace import Workspace
 from navigator.session import StepRecord
 from navigator.synth import Count, HoleMenu, Menus, format_sketch, sketch_to_json
@@ -25,11 +27,39 @@ def _plural(count: Count, word: str) -> str:
 
 def program_json(workspace: Workspace) -> dict[str, Any]:
     spec = workspace.spec
-    return {"name": workspace.program.name, "spec": spec.program, "bundled": spec.bundled,
-            "data": spec.data, "dims": spec.dims_dict, "library": spec.library}
+    return {"name": workspace.loaded.name, "spec": spec.program, "bundled": spec.bundled,
+            "data": spec.data, "dims": spec.dims_dict, "library": spec.library, "kind": spec.kind}
 
 
-def hole_json(menu: HoleMenu) -> dict[str, Any]:
+def _info(library: Library, function: str) -> Mapping[str, Any]:
+    """The library's free-form `info` table of a function (empty when it has none)."""
+    decl = library.functions.get(function)
+    return decl.info if decl is not None and isinstance(decl.info, Mapping) else {}
+
+
+def _info_text(info: Mapping[str, Any], key: str) -> str | None:
+    """A text of the library's `info`, trimmed; None when it is missing, empty or not text."""
+    value = info.get(key)
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _title_line(title: str) -> str:
+    """A title on one line with no escape sequence for the terminal (it is library text)."""
+    return one_line(" ".join(title.split()))
+
+
+def _json_safe(value: Any) -> Any:
+    """TOML values as JSON: dates and times become their ISO text."""
+    if isinstance(value, Mapping):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
+def hole_json(menu: HoleMenu, library: Library | None = None) -> dict[str, Any]:
     default = next((i for i, o in enumerate(menu.options, 1) if o.is_default), None)
     return {
         "hole": menu.hole,
@@ -40,7 +70,9 @@ def hole_json(menu: HoleMenu) -> dict[str, Any]:
         "default": default,
         "options": [{"number": i, "id": o.id, "function": o.function, "metadata": o.metadata_dict(),
                      "count": o.count.to_json(), "subtree_count": o.subtree_count.to_json(),
-                     "default": o.is_default} for i, o in enumerate(menu.options, 1)],
+                     "default": o.is_default,
+                     "info": _json_safe(_info(library, o.function)) if library is not None else {}}
+                    for i, o in enumerate(menu.options, 1)],
     }
 
 
@@ -65,24 +97,35 @@ def show_json(workspace: Workspace, menus: Menus, only_hole: int | None = None) 
         "blocked": menus.blocked,
         "open_holes": [h.id for h in session.sketch.holes()],
         "sketch": {"text": format_sketch(session.sketch), "expression": sketch_to_json(session.sketch)},
-        "holes": [hole_json(m) for m in _menus_shown(menus, only_hole)],
+        "holes": [hole_json(m, workspace.space.library) for m in _menus_shown(menus, only_hole)],
     }
 
 
-def format_menu(menu: HoleMenu) -> list[str]:
+def format_menu(menu: HoleMenu, library: Library | None = None, verbose: bool = False) -> list[str]:
+    """A hole's options, each with its function's `info.title` (and with `verbose`, its
+    `info.description`) when the library gives one."""
     where = f"{menu.parent_function}.{menu.param}" if menu.parent_function else "the goal"
     lines = [f"?{menu.hole} : {menu.type} ({where})"]
     width = len(str(len(menu.options)))
     for number, option in enumerate(menu.options, 1):
+        info = _info(library, option.function) if library is not None else {}
+        title = _info_text(info, "title")
         mark = "   (default)" if option.is_default else ""
-        lines.append(f"  {number:>{width}}. {option.id}{mark}")
+        lines.append(f"  {number:>{width}}. {option.id}{mark}" + (f"   -- {_title_line(title)}" if title else ""))
+        description = _info_text(info, "description") if verbose else None
+        if description:
+            lines.extend(f"  {'':>{width}}    {one_line(line.rstrip())}" for line in description.splitlines())
         lines.append(f"  {'':>{width}}    {_plural(option.count, 'completion')}")
     if not menu.options:
         lines.append("  (nothing is offered)")
     return lines
 
 
-def format_show(workspace: Workspace, menus: Menus, only_hole: int | None = None) -> str:
+def _written(workspace: Workspace) -> str:
+    return "expression" if workspace.is_problem else "schedule"
+
+
+def format_show(workspace: Workspace, menus: Menus, only_hole: int | None = None, verbose: bool = False) -> str:
     session = workspace.session
     holes = session.sketch.holes()
     if session.complete:
@@ -94,7 +137,7 @@ def format_show(workspace: Workspace, menus: Menus, only_hole: int | None = None
                   f"{_plural(menus.total, 'completion')}")
     lines = [
         f"session  {workspace.path}",
-        f"program  {workspace.spec.describe()}",
+        f"{'problem' if workspace.is_problem else 'program'}  {workspace.spec.describe()}",
         f"steps    {len(session.steps)} (undo: {'yes' if session.can_undo else 'no'}, "
         f"redo: {'yes' if session.can_redo else 'no'})",
         f"status   {status}",
@@ -103,9 +146,10 @@ def format_show(workspace: Workspace, menus: Menus, only_hole: int | None = None
     ]
     for menu in _menus_shown(menus, only_hole):
         lines.append("")
-        lines.extend(format_menu(menu))
+        lines.extend(format_menu(menu, workspace.space.library, verbose))
     if session.complete:
-        lines += ["", "The sketch is complete: `navigator export --json schedule.json` writes its schedule."]
+        what = _written(workspace)
+        lines += ["", f"The sketch is complete: `navigator export --json {what}.json` writes its {what}."]
     elif holes and only_hole is None:
         lines += ["", f"Fill a hole: navigator fill '?{holes[0].id}' NUMBER   "
                       f"(or --auto default; see docs/cli.md)"]
@@ -139,7 +183,8 @@ def format_steps(workspace: Workspace, action: str, records: Iterable[StepRecord
     lines = [f"{verb}{step_line(r)}   [{r.by}]" for r in records]
     session = workspace.session
     if session.complete:
-        lines.append("complete: `navigator export --json schedule.json` writes the schedule")
+        what = _written(workspace)
+        lines.append(f"complete: `navigator export --json {what}.json` writes the {what}")
     else:
         holes = " ".join(f"?{h.id}" for h in session.sketch.holes())
         lines.append(f"open holes: {holes}   ({_plural(session.menus().total, 'completion')})")
@@ -170,7 +215,8 @@ def _record_lines(prefix: str, record: StepRecord) -> list[str]:
 
 def format_history(workspace: Workspace) -> str:
     session = workspace.session
-    lines = [f"session  {workspace.path}", f"program  {workspace.spec.describe()}", ""]
+    lines = [f"session  {workspace.path}",
+             f"{'problem' if workspace.is_problem else 'program'}  {workspace.spec.describe()}", ""]
     if not session.steps:
         lines.append("no steps yet")
     width = len(str(len(session.steps)))

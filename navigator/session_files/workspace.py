@@ -51,7 +51,12 @@ class Workspace:
 
     @property
     def program(self):
-        return self.loaded.space.program
+        """The tensor program (a Honeybee problem has none: see `is_problem`)."""
+        return self.loaded.program
+
+    @property
+    def is_problem(self) -> bool:
+        return self.loaded.is_problem
 
     def save(self) -> None:
         """Record the current spec and fingerprints in the context, then write atomically."""

@@ -54,7 +54,8 @@ def test_show_json_schema_and_numbers(cli, spmm_session):
     assert [o["number"] for o in root["options"]] == [1, 2]
     assert root["default"] == 1 and root["options"][0]["count"] == 32
     assert data["program"] == {"name": "spmm", "spec": "spmm", "bundled": True, "data": None,
-                               "dims": {"J": 2, "N": 2}, "library": None}
+                               "dims": {"J": 2, "N": 2}, "library": None, "kind": "tensor"}
+    assert root["options"][0]["info"]["title"] == "Schedule the program"
     assert cli.json("start", "spmm", *SMALL_SPMM, "--force", schema="show")["steps"] == 0
     cli("fill", "?0", "1", ok=True)
     cli("fill", "?1", "--auto", "default", "--subtree", ok=True)

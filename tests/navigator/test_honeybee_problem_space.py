@@ -1,0 +1,60 @@
+"""navigator.honeybee_problem: what is recognised as a Honeybee problem, and its space."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fuseflow.binding import bind
+from fuseflow.errors import ProgramError
+from fuseflow.bundled import bundled_program_names, bundled_program_text, resolve_program
+from fuseflow.facts import program_facts
+from fuseflow.frontend import TOP_KEYS
+from navigator.honeybee_problem import PROBLEM_KEYS, ProblemSpace, is_problem_document, is_problem_file
+from navigator.lang.toml_source import parse_toml
+from navigator.replay import replay
+from navigator.sampling import UniformSampler
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "docs" / "examples" / "honeybee"
+
+
+@pytest.mark.parametrize("name", bundled_program_names())
+def test_bundled_programs_are_tensor_programs_and_their_facts_are_problems(name, tmp_path):
+    program_text = bundled_program_text(name)
+    assert not is_problem_document(parse_toml(program_text, name, ProgramError))
+    program = resolve_program(name)
+    facts_text = program_facts(program, bind(program)).to_toml(f"facts of {name}")
+    path = tmp_path / "facts.toml"
+    path.write_text(facts_text, encoding="utf-8")
+    assert is_problem_file(path)
+    (tmp_path / "program.hb.toml").write_text(program_text, encoding="utf-8")
+    assert not is_problem_file(tmp_path / "program.hb.toml")
+
+
+def test_what_is_not_a_problem_file(tmp_path):
+    assert not is_problem_file(tmp_path / "missing.hb.toml")
+    assert not is_problem_file(tmp_path)  # a directory
+    (tmp_path / "broken.hb.toml").write_text("[[Prop]\nname = ", encoding="utf-8")
+    assert not is_problem_file(tmp_path / "broken.hb.toml")  # the loader reports the syntax error itself
+
+
+@given(st.sets(st.sampled_from(sorted(PROBLEM_KEYS | TOP_KEYS | {"Type", "Function", "extra"}))))
+def test_recognition_needs_a_problem_key_and_no_tensor_key(keys):
+    doc = {key: {} for key in keys}
+    assert is_problem_document(doc) == (bool(keys & PROBLEM_KEYS) and not keys & TOP_KEYS)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(min_value=0, max_value=2**32 - 1))
+def test_every_sampled_expression_of_the_example_replays(seed):
+    import random
+
+    space = ProblemSpace.build(EXAMPLE / "pipeline.hb.toml", EXAMPLE / "pipeline.hblib.toml")
+    sketch = UniformSampler(space.oracle, skip=()).sample(random.Random(seed))
+    expression = space.expression_of(sketch)
+    report = replay(space.library, space.facts, expression, oracle=space.oracle)
+    assert report.reached and len(report.rounds) == 4
