@@ -10,9 +10,11 @@ from typing import Any, Iterable
 
 from navigator.session_files.workspace import Workspace
 from navigator.session import StepRecord
-from navigator.synth import Count, HoleMenu, Menus, format_sketch, sketch_to_json
+from navigator.synth import Count, HoleMenu, MenuOption, Menus, format_sketch, sketch_to_json
 
 JSON_VERSION = 1
+#: alternatives `history` prints per step before "and N more" (--json carries them all)
+_ALTERNATIVES_SHOWN = 3
 
 
 def _plural(count: Count, word: str) -> str:
@@ -148,6 +150,10 @@ def format_steps(workspace: Workspace, action: str, records: Iterable[StepRecord
 
 # ---------------------------------------------------------------- history
 
+def _alternative_json(option: MenuOption) -> dict[str, Any]:
+    return {"id": option.id, "count": option.count.to_json()}
+
+
 def history_json(workspace: Workspace) -> dict[str, Any]:
     session = workspace.session
     return {
@@ -155,16 +161,33 @@ def history_json(workspace: Workspace) -> dict[str, Any]:
         "version": JSON_VERSION,
         "session": str(workspace.path),
         "program": program_json(workspace),
-        "steps": [{"number": i, **r.to_dict()} for i, r in enumerate(session.steps, 1)],
+        "steps": [{"number": i, **r.to_dict(),
+                   "alternatives": [_alternative_json(o) for o in session.alternatives(i - 1)]}
+                  for i, r in enumerate(session.steps, 1)],
         "redo": [r.to_dict() for r in session.redo_steps],
     }
 
 
-def _record_lines(prefix: str, record: StepRecord) -> list[str]:
+def _count_text(count: Count) -> str:
+    return "unbounded" if count.unbounded else str(count.value)
+
+
+def _alternatives_line(alternatives: tuple[MenuOption, ...]) -> str:
+    shown = ", ".join(f"{o.id} ({_count_text(o.count)})" for o in alternatives[:_ALTERNATIVES_SHOWN])
+    more = len(alternatives) - _ALTERNATIVES_SHOWN
+    return f"not taken: {shown}" + (f" and {more} more" if more > 0 else "")
+
+
+def _record_lines(prefix: str, record: StepRecord,
+                  alternatives: tuple[MenuOption, ...] | None = None) -> list[str]:
+    indent = " " * len(prefix)
     lines = [f"{prefix}{step_line(record)}",
-             f"{' ' * len(prefix)}by {record.by} at {record.timestamp or '(unknown time)'}"]
+             f"{indent}by {record.by} at {record.timestamp or '(unknown time)'}"
+             + (f", command {record.command}" if record.command is not None else "")]
     if record.rationale:
-        lines.append(f"{' ' * len(prefix)}why: {record.rationale}")
+        lines.append(f"{indent}why: {record.rationale}")
+    if alternatives:
+        lines.append(indent + _alternatives_line(alternatives))
     return lines
 
 
@@ -175,7 +198,7 @@ def format_history(workspace: Workspace) -> str:
         lines.append("no steps yet")
     width = len(str(len(session.steps)))
     for number, record in enumerate(session.steps, 1):
-        lines.extend(_record_lines(f"{number:>{width}}. ", record))
+        lines.extend(_record_lines(f"{number:>{width}}. ", record, session.alternatives(number - 1)))
     if session.redo_steps:
         lines += ["", "undone (`navigator redo` re-takes them, next first):"]
         for record in session.redo_steps:
