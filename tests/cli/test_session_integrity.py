@@ -49,6 +49,9 @@ EDITS = {
                   "edited since navigator saved it: the step log (steps)"),
     "step removed": (lambda d, c: d["steps"].pop(), "the step log (steps)"),
     "redo removed": (lambda d, c: d.update(redo=[]), "edited since navigator saved it: the redo stack (redo)"),
+    "forced steps": (lambda d, c: d.update(forced_steps=True),
+                     "edited since navigator saved it: the forced-steps setting (forced_steps)"),
+    "command": (lambda d, c: d["steps"][1].update(command=1), "edited since navigator saved it: the step log"),
     "older navigator": (lambda d, c: (c.update(version=1), c["fingerprints"].pop("record")),
                         "saved by an older navigator, without the fingerprints of its own settings and steps"),
 }
