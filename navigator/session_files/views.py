@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from navigator.session_files.choice import compact_labels, count_text
 from navigator.session_files.workspace import Workspace
 from navigator.session import StepRecord
 from navigator.synth import Count, HoleMenu, MenuOption, Menus, format_sketch, sketch_to_json
@@ -168,14 +169,12 @@ def history_json(workspace: Workspace) -> dict[str, Any]:
     }
 
 
-def _count_text(count: Count) -> str:
-    return "unbounded" if count.unbounded else str(count.value)
-
-
 def _alternatives_line(alternatives: tuple[MenuOption, ...]) -> str:
-    shown = ", ".join(f"{o.id} ({_count_text(o.count)})" for o in alternatives[:_ALTERNATIVES_SHOWN])
+    labels = compact_labels(alternatives)
+    shown = ", ".join(f"{label} ({count_text(o)})"
+                      for o, label in zip(alternatives[:_ALTERNATIVES_SHOWN], labels))
     more = len(alternatives) - _ALTERNATIVES_SHOWN
-    return f"not taken: {shown}" + (f" and {more} more" if more > 0 else "")
+    return f"not taken: {shown}" + (f" and {more} more (`navigator history --json` lists them)" if more > 0 else "")
 
 
 def _record_lines(prefix: str, record: StepRecord,

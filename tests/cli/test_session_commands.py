@@ -202,3 +202,16 @@ def test_an_invalid_option_lists_at_most_ten_options(cli):
         listed = result.stderr.split("1. fuse{", 1)[1]
         assert listed.count(". fuse{") == 9 and 'program="gcn"' not in listed  # shared fields left out
     assert len(cli.json("show", "--hole", "1", schema="show")["holes"][0]["options"]) == 32
+
+
+def test_history_golden_with_alternatives_and_commands(cli, golden):
+    import re
+
+    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cli("fill", "?0", "1", "--rationale", "the whole space", ok=True)
+    cli("fill", "?5", "order", "order=i k j", ok=True)
+    cli("fill", "?7", "--auto", "default", ok=True)
+    cli("fill", "?13", "2", ok=True)
+    cli("undo", ok=True)
+    text = re.sub(r"\d{4}-\d\d-\d\dT[0-9:.]+Z", "<time>", cli("history", ok=True).stdout)
+    golden(GOLDEN / "history_forced.txt", text)
