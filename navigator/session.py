@@ -261,7 +261,7 @@ class Session:
         elif self._is_open(hole):
             candidates = [menus.for_hole(hole)]
         else:
-            raise SessionError(f"?{hole} is not an open hole", fix=self._open_holes_hint())
+            raise SessionError(f"?{hole} is not an open hole", fix=self.not_open_hint(hole))
         for menu in candidates:
             if menu.default is not None:
                 with self.command():
@@ -314,15 +314,18 @@ class Session:
     def _is_open(self, hole: int) -> bool:
         return self.sketch.has_hole(hole)
 
-    def _open_holes_hint(self) -> str:
+    def not_open_hint(self, hole: int) -> str:
+        """What to tell someone who named `hole` when it is not open: which step filled it
+        (a forced step is easy to miss), then the open holes."""
+        filled = next((i for i, r in enumerate(self._steps, 1) if r.hole == hole), None)
+        source = f"step {filled} filled it ({self._steps[filled - 1].by}); " if filled else ""
         holes = self.sketch.holes()
-        if not holes:
-            return "the sketch is complete"
-        return "open holes: " + ", ".join(f"?{h.id}" for h in holes)
+        return source + ("the sketch is complete" if not holes else
+                         "open holes: " + " ".join(f"?{h.id}" for h in holes))
 
     def _offered(self, hole: int, option: str) -> MenuOption:
         if not self._is_open(hole):
-            raise SessionError(f"?{hole} is not an open hole", fix=self._open_holes_hint())
+            raise SessionError(f"?{hole} is not an open hole", fix=self.not_open_hint(hole))
         menu = self.menus().for_hole(hole)
         chosen = menu.option(option)
         if chosen is None:

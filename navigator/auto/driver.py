@@ -45,8 +45,7 @@ def fill_with_strategy(session: Session, hole: int, strategy: Strategy, *, subtr
     forced steps that follow it when the session takes them.
     """
     if not session.sketch.has_hole(hole):
-        open_holes = " ".join(f"?{h.id}" for h in session.sketch.holes()) or "none (the sketch is complete)"
-        raise SessionError(f"?{hole} is not an open hole", fix=f"open holes: {open_holes}")
+        raise SessionError(f"?{hole} is not an open hole", fix=session.not_open_hint(hole))
     with session.command() as steps:
         _fill_beneath(session, hole, strategy, subtree, rationale, cost, max_steps)
     return steps

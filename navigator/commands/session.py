@@ -118,9 +118,8 @@ def cmd_fill(args) -> int:
         _notes(workspace)
         session = workspace.session
         if not session.sketch.has_hole(hole):
-            holes = " ".join(f"?{h.id}" for h in session.sketch.holes())
             raise SessionError(f"?{hole} is not an open hole", where=str(workspace.path),
-                               fix=f"open holes: {holes}" if holes else "the sketch is complete")
+                               fix=session.not_open_hint(hole))
         option = None if strategy is not None else resolve_option(session.menus().for_hole(hole), args.option)
         try:
             with session.command() as records:  # one undo unit, with the forced steps it causes

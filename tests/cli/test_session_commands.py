@@ -149,6 +149,7 @@ def test_fill_reports_the_forced_steps_it_caused(cli, golden):
     cli("start", "spmm", *SMALL_SPMM, ok=True)
     golden(GOLDEN / "fill_forced.txt", cli("fill", "?0", "1", ok=True).stdout)
     assert [s["by"] for s in cli.json("history", schema="history")["steps"]] == ["user"] + ["forced"] * 9
+    assert_user_error(cli("fill", "?1", "1"), "?1 is not an open hole", "step 2 filled it (forced); open holes: ?5 ?7 ?9")
 
 
 def test_no_forced_is_recorded_in_the_session_and_respected_by_later_fills(cli, tmp_path):
