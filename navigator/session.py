@@ -1,12 +1,18 @@
 """A navigation session: library + fact program + the log of steps taken.
 
 Every rule of navigation lives here so the CLI and the TUI stay thin. A step is recorded
-with its provenance (`by`: "user", "default" or "strategy:<name>"), an optional rationale
-and a timestamp. The step log is the source of truth: replaying it from `?0` always gives
-the same sketch, because hole numbers come from a counter that only grows. Undo pops the
-last step onto a redo stack; any new step clears that stack.
+with its provenance (`by`: "user", "default", "forced" or "strategy:<name>"), an optional
+rationale, a timestamp and the number of the command it belonged to. The step log is the
+source of truth: replaying it from `?0` always gives the same sketch, because hole numbers
+come from a counter that only grows. Undo pops steps onto a redo stack (one step, or every
+step of the last command); any new step clears that stack.
 
-Session files are JSON (`{"format": "navigator-session", "version": 1, ...}`), written
+Commands: the steps taken inside `with session.command():` (or by one `apply`) form one
+undo unit. With `forced_steps`, a command ends by filling every open hole whose menu offers
+exactly one option, until none is left (provenance "forced"). Such a step is part of every
+completion, so it changes no count, no menu of another hole and no reachable schedule.
+
+Session files are JSON (`{"format": "navigator-session", "version": 2, ...}`), written
 atomically. Loading never modifies the file; it checks the format, replays the steps
 against the library and facts given, checks the result against the saved sketch, and
 checks that the undone steps on the redo stack replay too.
@@ -17,9 +23,10 @@ from __future__ import annotations
 import json
 import os
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from fuseflow.files import read_user_bytes, write_text_atomic
 from fuseflow.readers import parse_json_text
@@ -28,10 +35,14 @@ from fuseflow.errors import UserError
 from navigator.lang import FactProgram, Library
 from navigator.lang.formula import Value, value_type_of
 from navigator.synth import Menus, MenuOption, Oracle, Sketch, option_id, sketch_to_json
+from navigator.synth.budget import MAX_AUTO_STEPS
 
 SESSION_FORMAT = "navigator-session"
-SESSION_VERSION = 1
-_BY = re.compile(r"^(user|default|strategy:[A-Za-z0-9_.\-]+)$")
+#: 2: steps may be "forced" and carry their command's number; the file records forced_steps
+SESSION_VERSION = 2
+FORCED = "forced"
+_BY = re.compile(r"^(user|default|forced|strategy:[A-Za-z0-9_.\-]+)$")
+_BY_FIX = 'use "user", "default", "forced" or "strategy:<name>"'
 
 
 class SessionError(UserError):
@@ -59,6 +70,9 @@ class StepRecord:
     by: str = "user"
     rationale: str | None = None
     timestamp: str = ""
+    #: the command the step belonged to (steps of one command are undone together); None in
+    #: files written before commands were recorded, where each step is its own command
+    command: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -71,6 +85,8 @@ class StepRecord:
         }
         if self.rationale is not None:
             data["rationale"] = self.rationale
+        if self.command is not None:
+            data["command"] = self.command
         return data
 
     @staticmethod
@@ -84,8 +100,7 @@ class StepRecord:
             if not isinstance(data.get(key), str):
                 raise DamagedSessionError(f"step has no {key} string", where=f"{where}.{key}")
         if not _BY.match(data["by"]):
-            raise DamagedSessionError(f"unknown provenance {data['by']!r}", where=f"{where}.by",
-                                      fix='use "user", "default" or "strategy:<name>"')
+            raise DamagedSessionError(f"unknown provenance {data['by']!r}", where=f"{where}.by", fix=_BY_FIX)
         metadata = data.get("metadata", {})
         if not isinstance(metadata, dict) or any(value_type_of(v) is None for v in metadata.values()):
             raise DamagedSessionError("step metadata must map fields to ints, strings or booleans",
@@ -96,28 +111,53 @@ class StepRecord:
         timestamp = data.get("timestamp", "")
         if not isinstance(timestamp, str):
             raise DamagedSessionError("timestamp must be a string", where=f"{where}.timestamp")
+        command = data.get("command")
+        if command is not None and (not isinstance(command, int) or isinstance(command, bool) or command < 1):
+            raise DamagedSessionError("command must be a positive whole number", where=f"{where}.command")
         record = StepRecord(hole, data["option"], data["function"], tuple(metadata.items()),
-                            data["by"], rationale, timestamp)
+                            data["by"], rationale, timestamp, command)
         if option_id(record.function, record.metadata) != record.option:
             raise DamagedSessionError(f"option {record.option!r} does not match its function and "
                                       "metadata", where=where, fix="the file was edited by hand or is corrupted")
         return record
 
 
+def forced_steps_of(data: Mapping[str, Any]) -> bool:
+    """A session file's forced_steps setting; files written before it existed take them."""
+    return data.get("forced_steps", True) is True
+
+
+def _unit_length(records: list[StepRecord]) -> int:
+    """How many records at the end of `records` belong to the last one's command."""
+    last = records[-1].command
+    if last is None:
+        return 1
+    length = 0
+    for record in reversed(records):
+        if record.command != last:
+            break
+        length += 1
+    return length
+
+
 class Session:
     """The state of one navigation: current sketch, step log, undo/redo, context."""
 
     def __init__(self, library: Library, facts: FactProgram, *, oracle: Oracle | None = None,
-                 context: Mapping[str, Any] | None = None, clock: Callable[[], str] = _now):
+                 context: Mapping[str, Any] | None = None, clock: Callable[[], str] = _now,
+                 forced_steps: bool = False):
         self.library = library
         self.facts = facts
         self.oracle = oracle if oracle is not None else Oracle(library, facts)
         #: free-form data saved with the session (must be JSON-serialisable)
         self.context: dict[str, Any] = dict(context or {})
+        #: whether each command ends by filling the holes that offer exactly one option
+        self.forced_steps = forced_steps
         self._clock = clock
         self._sketches: list[Sketch] = [self.oracle.initial_sketch()]
         self._steps: list[StepRecord] = []
         self._redo: list[StepRecord] = []
+        self._command: int | None = None  # the number of the command under way
 
     # -- state ----------------------------------------------------------------------
 
@@ -151,11 +191,69 @@ class Session:
 
     # -- steps ----------------------------------------------------------------------
 
+    @contextmanager
+    def command(self) -> Iterator[list[StepRecord]]:
+        """Make the steps taken inside one command, undone and redone as a unit.
+
+        Yields a list that, once the block ends, holds every step the command took: its own
+        and, with `forced_steps`, the forced steps that followed. Inside another command it
+        joins that one. An exception ends the command without forced steps.
+        """
+        taken: list[StepRecord] = []
+        first = len(self._steps)
+        if self._command is not None:
+            try:
+                yield taken
+            finally:
+                taken.extend(self._steps[first:])
+            return
+        self._command = self._next_command()
+        try:
+            yield taken
+            if self.forced_steps:
+                self._take_forced()
+        finally:
+            self._command = None
+            taken.extend(self._steps[first:])
+
+    def settle(self) -> list[StepRecord]:
+        """Take the forced steps the sketch has now (with `forced_steps`), as one command;
+        e.g. right after a session starts."""
+        with self.command() as taken:
+            pass
+        return taken
+
+    def forced_options(self) -> list[MenuOption]:
+        """The only option of each open hole that offers exactly one."""
+        return [menu.options[0] for menu in self.menus().holes if len(menu.options) == 1]
+
+    def _take_forced(self) -> None:
+        # A forced option is part of every completion, so taking it leaves the other holes'
+        # menus as they were: all of one round's forced options can be taken together.
+        count = 0
+        while True:
+            forced = self.forced_options()
+            if not forced:
+                return
+            for option in forced:
+                if count >= MAX_AUTO_STEPS:
+                    raise SessionError(f"{count:,} forced steps and holes with one option are still open",
+                                       where=", ".join(self.library.sources) or "the library",
+                                       fix="start the session with --no-forced")
+                self._take(option, FORCED, None, self._clock())
+                count += 1
+
+    def _next_command(self) -> int:
+        numbers = [r.command for r in (*self._steps, *self._redo) if r.command is not None]
+        return max(numbers, default=0) + 1
+
     def apply(self, hole: int, option: str, *, by: str = "user",
               rationale: str | None = None) -> StepRecord:
-        """Fill `hole` with the offered option whose id is `option`."""
+        """Fill `hole` with the offered option whose id is `option` (a command of its own,
+        unless inside `command()`)."""
         chosen = self._offered(hole, option)
-        return self._take(chosen, by, rationale, self._clock())
+        with self.command():
+            return self._take(chosen, by, rationale, self._clock())
 
     def apply_option(self, chosen: MenuOption, *, by: str = "user",
                      rationale: str | None = None) -> StepRecord:
@@ -169,15 +267,17 @@ class Session:
         elif self._is_open(hole):
             candidates = [menus.for_hole(hole)]
         else:
-            raise SessionError(f"?{hole} is not an open hole", fix=self._open_holes_hint())
+            raise SessionError(f"?{hole} is not an open hole", fix=self.not_open_hint(hole))
         for menu in candidates:
             if menu.default is not None:
-                return self._take(menu.default, "default", rationale, self._clock())
+                with self.command():
+                    return self._take(menu.default, "default", rationale, self._clock())
         target = f"?{hole}" if hole is not None else "any open hole"
         raise SessionError(f"{target} has no default option",
                            fix="mark one with default = ... on a [Function] in the library")
 
     def undo(self) -> StepRecord:
+        """Take back the last step."""
         if not self._steps:
             raise SessionError("nothing to undo")
         record = self._steps.pop()
@@ -186,27 +286,52 @@ class Session:
         return record
 
     def redo(self) -> StepRecord:
+        """Re-take the last step undone, with its provenance, timestamp and command."""
         if not self._redo:
             raise SessionError("nothing to redo")
         record = self._redo.pop()
         chosen = self._offered(record.hole, record.option)
         redo = self._redo
-        self._take(chosen, record.by, record.rationale, record.timestamp)
+        self._take(chosen, record.by, record.rationale, record.timestamp, record.command)
         self._redo = redo  # _take clears the redo stack; redo keeps the rest of it
         return self._steps[-1]
+
+    def undo_command(self) -> list[StepRecord]:
+        """Take back every step of the last command (its own and the forced ones), last first."""
+        if not self._steps:
+            raise SessionError("nothing to undo")
+        return [self.undo() for _ in range(_unit_length(self._steps))]
+
+    def redo_command(self) -> list[StepRecord]:
+        """Re-take every step of the last command undone, in the order first taken."""
+        if not self._redo:
+            raise SessionError("nothing to redo")
+        return [self.redo() for _ in range(_unit_length(self._redo))]
+
+    def alternatives(self, index: int) -> tuple[MenuOption, ...]:
+        """The options offered at step `index`'s hole (from 0) that it did not take, in menu
+        order, each with the completions it would have left."""
+        record = self._steps[index]
+        if record.by == FORCED:  # a forced step had no alternative
+            return ()
+        menu = self.oracle.menus(self._sketches[index]).for_hole(record.hole)
+        return tuple(o for o in menu.options if o.id != record.option)
 
     def _is_open(self, hole: int) -> bool:
         return self.sketch.has_hole(hole)
 
-    def _open_holes_hint(self) -> str:
+    def not_open_hint(self, hole: int) -> str:
+        """What to tell someone who named `hole` when it is not open: which step filled it
+        (a forced step is easy to miss), then the open holes."""
+        filled = next((i for i, r in enumerate(self._steps, 1) if r.hole == hole), None)
+        source = f"step {filled} filled it ({self._steps[filled - 1].by}); " if filled else ""
         holes = self.sketch.holes()
-        if not holes:
-            return "the sketch is complete"
-        return "open holes: " + ", ".join(f"?{h.id}" for h in holes)
+        return source + ("the sketch is complete" if not holes else
+                         "open holes: " + " ".join(f"?{h.id}" for h in holes))
 
     def _offered(self, hole: int, option: str) -> MenuOption:
         if not self._is_open(hole):
-            raise SessionError(f"?{hole} is not an open hole", fix=self._open_holes_hint())
+            raise SessionError(f"?{hole} is not an open hole", fix=self.not_open_hint(hole))
         menu = self.menus().for_hole(hole)
         chosen = menu.option(option)
         if chosen is None:
@@ -218,11 +343,12 @@ class Session:
             raise SessionError(f"{option!r} is not offered at ?{hole}", fix=hint)
         return chosen
 
-    def _take(self, chosen: MenuOption, by: str, rationale: str | None, timestamp: str) -> StepRecord:
+    def _take(self, chosen: MenuOption, by: str, rationale: str | None, timestamp: str,
+              command: int | None = None) -> StepRecord:
         if not _BY.match(by):
-            raise ValueError(f'by must be "user", "default" or "strategy:<name>", not {by!r}')
+            raise ValueError(f'by must be "user", "default", "forced" or "strategy:<name>", not {by!r}')
         record = StepRecord(chosen.hole, chosen.id, chosen.function, chosen.metadata, by,
-                            rationale, timestamp)
+                            rationale, timestamp, command if command is not None else self._command)
         self._sketches.append(self.oracle.apply(self.sketch, chosen))
         self._steps.append(record)
         self._redo = []
@@ -233,9 +359,10 @@ class Session:
     @classmethod
     def from_steps(cls, library: Library, facts: FactProgram, steps, *,
                    oracle: Oracle | None = None, context: Mapping[str, Any] | None = None,
-                   where: str = "steps") -> "Session":
-        """Replay a step log from ?0; SessionError names the first step that is not offered."""
-        session = cls(library, facts, oracle=oracle, context=context)
+                   where: str = "steps", forced_steps: bool = False) -> "Session":
+        """Replay a step log from ?0 as recorded (no step is added: forced steps are in the
+        log); SessionError names the first step that is not offered."""
+        session = cls(library, facts, oracle=oracle, context=context, forced_steps=forced_steps)
         for index, record in enumerate(steps):
             try:
                 chosen = session._offered(record.hole, record.option)
@@ -244,7 +371,7 @@ class Session:
                     f"step {index + 1} (?{record.hole} := {record.option}) cannot be replayed: "
                     f"{exc.bare_message}", where=f"{where}[{index}]",
                     fix="the library or fact file changed since the session was saved") from None
-            session._take(chosen, record.by, record.rationale, record.timestamp)
+            session._take(chosen, record.by, record.rationale, record.timestamp, record.command)
         return session
 
     # -- files ----------------------------------------------------------------------
@@ -254,6 +381,7 @@ class Session:
             "format": SESSION_FORMAT,
             "version": SESSION_VERSION,
             "sources": {"library": list(self.library.sources), "facts": self.facts.source},
+            "forced_steps": self.forced_steps,
             "goal": {"type": self.facts.goal.type, "args": self.facts.goal.args_dict()},
             "steps": [s.to_dict() for s in self._steps],
             "redo": [s.to_dict() for s in self.redo_steps],
@@ -302,6 +430,9 @@ class Session:
         if version < 1:
             raise DamagedSessionError(f"unsupported session file version {version}",
                                       where=f"{where}: version")
+        if "forced_steps" in data and not isinstance(data["forced_steps"], bool):
+            raise DamagedSessionError("corrupted session file: forced_steps must be true or false",
+                                      where=f"{where}: forced_steps")
         for key, kind in (("steps", list), ("redo", list), ("context", dict)):
             if key in data and not isinstance(data[key], kind):
                 raise DamagedSessionError(f"corrupted session file: {key} must be a JSON "
@@ -337,10 +468,10 @@ class Session:
         goal = data.get("goal")
         if isinstance(goal, dict) and goal.get("type") not in (None, facts.goal.type):
             raise DamagedSessionError(f"the session navigates toward {goal.get('type')}, but the fact "
-                                      f"program's goal is {facts.goal.type}", where=f"{where}: goal",
-                                      fix="load it with the fact program it was saved with")
-        session = cls.from_steps(library, facts, steps, oracle=oracle,
-                                 context=data.get("context", {}), where=f"{where}: steps")
+                               f"program's goal is {facts.goal.type}", where=f"{where}: goal",
+                               fix="load it with the fact program it was saved with")
+        session = cls.from_steps(library, facts, steps, oracle=oracle, context=data.get("context", {}),
+                                 where=f"{where}: steps", forced_steps=forced_steps_of(data))
         saved = data.get("sketch")
         if check_sketch and saved is not None and saved != sketch_to_json(session.sketch):
             raise DamagedSessionError("replaying the steps does not give the sketch saved in the file",

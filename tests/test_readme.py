@@ -9,7 +9,6 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 from tests.conftest import REPO, SHARED_DATASETS
 

@@ -40,11 +40,19 @@ def fill_with_strategy(session: Session, hole: int, strategy: Strategy, *, subtr
     """Fill `hole`; with `subtree`, also every hole created beneath it, until none is left.
 
     Holes are filled in ascending order, the order the menus list them. `rationale`, when
-    given, replaces the strategy's own on every step taken. At most `max_steps` steps.
+    given, replaces the strategy's own on every step taken. At most `max_steps` steps. The
+    fill is one command of the session (one undo unit); the steps returned include the
+    forced steps that follow it when the session takes them.
     """
     if not session.sketch.has_hole(hole):
-        open_holes = " ".join(f"?{h.id}" for h in session.sketch.holes()) or "none (the sketch is complete)"
-        raise SessionError(f"?{hole} is not an open hole", fix=f"open holes: {open_holes}")
+        raise SessionError(f"?{hole} is not an open hole", fix=session.not_open_hint(hole))
+    with session.command() as steps:
+        _fill_beneath(session, hole, strategy, subtree, rationale, cost, max_steps)
+    return steps
+
+
+def _fill_beneath(session: Session, hole: int, strategy: Strategy, subtree: bool, rationale: str | None,
+                  cost: CostFunction | None, max_steps: int) -> None:
     taken: list[StepRecord] = []
     pending = [hole]
     while pending:
@@ -56,16 +64,17 @@ def fill_with_strategy(session: Session, hole: int, strategy: Strategy, *, subtr
         if subtree:
             pending.extend(range(first_new, session.sketch.next_hole))
             pending.sort()
-    return taken
 
 
 def fill_open_holes(session: Session, strategy: Strategy, *, rationale: str | None = None,
                     cost: CostFunction | None = None, max_steps: int = MAX_AUTO_STEPS) -> list[StepRecord]:
     """Fill every open hole (and the holes they open) until the sketch is complete, in at
-    most `max_steps` steps."""
-    taken: list[StepRecord] = []
-    while not session.sketch.complete:
-        if len(taken) >= max_steps:
-            raise _too_many_steps(session, strategy, "filling the open holes", len(taken))
-        taken.append(_take(session, strategy, session.sketch.lowest_hole().id, rationale, cost))
-    return taken
+    most `max_steps` steps, as one command of the session."""
+    with session.command() as steps:
+        taken = 0
+        while not session.sketch.complete:
+            if taken >= max_steps:
+                raise _too_many_steps(session, strategy, "filling the open holes", taken)
+            _take(session, strategy, session.sketch.lowest_hole().id, rationale, cost)
+            taken += 1
+    return steps

@@ -51,15 +51,17 @@ def _add_common(sub, json_help: str = "print JSON on stdout (docs/session-json.m
 
 def cmd_start(args) -> int:
     from navigator.session_files import ProgramSpec, create_workspace
-    from navigator.session_files.views import format_show, show_json
+    from navigator.session_files.views import format_show, show_json, step_line
 
     spec = ProgramSpec.from_user(args.program, args.data, parse_dims(args.dim), args.library)
-    workspace = create_workspace(_path(args), spec, force=args.force)
+    workspace = create_workspace(_path(args), spec, force=args.force, forced_steps=not args.no_forced)
     menus = workspace.session.menus()
     if args.json:
         print_json(show_json(workspace, menus))
     else:
         say(f"started a session for {spec.describe()} in {workspace.path}")
+        for record in workspace.session.steps:  # forced: the only option of their hole
+            say(f"navigator: forced {step_line(record)}")
         print(format_show(workspace, menus, verbose=args.verbose))
     return 0
 
@@ -116,19 +118,18 @@ def cmd_fill(args) -> int:
         _notes(workspace)
         session = workspace.session
         if not session.sketch.has_hole(hole):
-            holes = " ".join(f"?{h.id}" for h in session.sketch.holes())
             raise SessionError(f"?{hole} is not an open hole", where=str(workspace.path),
-                               fix=f"open holes: {holes}" if holes else "the sketch is complete")
-        if strategy is not None:
-            try:
-                records = fill_with_strategy(session, hole, strategy, subtree=args.subtree,
-                                             rationale=args.rationale)
-            except StrategyFailure as exc:
-                say_error(exc)
-                return 1
-        else:
-            option = resolve_option(session.menus().for_hole(hole), args.option)
-            records = [session.apply(hole, option.id, by="user", rationale=args.rationale)]
+                               fix=session.not_open_hint(hole))
+        option = None if strategy is not None else resolve_option(session.menus().for_hole(hole), args.option)
+        try:
+            with session.command() as records:  # one undo unit, with the forced steps it causes
+                if option is not None:
+                    session.apply(hole, option.id, by="user", rationale=args.rationale)
+                else:
+                    fill_with_strategy(session, hole, strategy, subtree=args.subtree, rationale=args.rationale)
+        except StrategyFailure as exc:  # nothing is saved
+            say_error(exc)
+            return 1
         workspace.save()
     _report_steps(args, workspace, "fill", records)
     return 0
@@ -140,7 +141,10 @@ def _undo_redo(args, action: str) -> int:
     with locked_workspace(_path(args), accept_changes=args.accept_changes) as workspace:
         _notes(workspace)
         session = workspace.session
-        records = [session.undo() if action == "undo" else session.redo() for _ in range(args.steps)]
+        if args.steps is None:  # the last command, with the forced steps it caused
+            records = session.undo_command() if action == "undo" else session.redo_command()
+        else:
+            records = [session.undo() if action == "undo" else session.redo() for _ in range(args.steps)]
         workspace.save()
     _report_steps(args, workspace, action, records)
     return 0
@@ -304,6 +308,9 @@ def register(subs) -> None:
     start.add_argument("--data", metavar="D", help="graph data file replacing the program's preset")
     start.add_argument("--dim", action="append", metavar="NAME=N", help="override a dimension's extent (repeatable)")
     start.add_argument("--force", action="store_true", help="replace an existing session file")
+    start.add_argument("--no-forced", action="store_true",
+                       help="leave holes that offer exactly one option open (by default they are filled, "
+                            "with provenance `forced`, after start and after every fill)")
     _add_common(start, accept_changes=False)
     start.set_defaults(run=cmd_start)
 
@@ -325,14 +332,16 @@ def register(subs) -> None:
     _add_common(fill)
     fill.set_defaults(run=cmd_fill)
 
-    for name, run, text in (("undo", cmd_undo, "take back the last step"),
-                            ("redo", cmd_redo, "re-take the last step undone")):
+    for name, run, text in (("undo", cmd_undo, "take back the last command (its fill and forced steps)"),
+                            ("redo", cmd_redo, "re-take the last command undone")):
         sub = subs.add_parser(name, help=text)
-        sub.add_argument("steps", nargs="?", type=_positive, default=1, help="how many steps (default 1)")
+        sub.add_argument("steps", nargs="?", type=_positive, default=None,
+                         help="how many single steps (default: every step of the last command)")
         _add_common(sub)
         sub.set_defaults(run=run)
 
-    history = subs.add_parser("history", help="every step with its provenance: who, when, why")
+    history = subs.add_parser("history", help="every step with its provenance (who, when, why) and the "
+                                                "alternatives it did not take")
     _add_common(history)
     history.set_defaults(run=cmd_history)
 

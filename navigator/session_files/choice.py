@@ -23,7 +23,7 @@ _HOLE = re.compile(r"""^\s*['"]?(?:\?|[hH])?([0-9]{1,18})['"]?\s*$""")
 _NUMBER = re.compile(r"^\s*[0-9]{1,18}\s*$")
 _HEAD = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:([{(])(.*)([})]))?\s*$", re.S)
 _INT = re.compile(r"^-?[0-9]{1,100}$")
-_SHOWN = 12  # options listed in an error message before "... and N more"
+_SHOWN = 10  # options listed in an error message before "and N more"
 
 
 class ChoiceError(UserError):
@@ -98,12 +98,31 @@ def _same(given: Value, actual: Value) -> bool:
     return str(given) == actual
 
 
+def compact_labels(options: Sequence[MenuOption]) -> list[str]:
+    """Each option's id without the metadata fields all of `options` share (e.g.
+    program="spmm"), `f{a=1}` as `f` when nothing is left: short labels for listings."""
+    common = set.intersection(*(set(o.metadata) for o in options)) if len(options) > 1 else set()
+    labels = []
+    for option in options:
+        fields = [(name, value) for name, value in option.metadata if (name, value) not in common]
+        labels.append(option.function + ("{" + ", ".join(f"{name}={format_value(v)}" for name, v in fields) + "}"
+                                         if fields else ""))
+    return labels
+
+
+def count_text(option: MenuOption) -> str:
+    return "unbounded" if option.count.unbounded else str(option.count.value)
+
+
 def _listing(menu: HoleMenu, options: Sequence[MenuOption]) -> str:
+    """`1. foo (12)  2. bar (3)  and 5 more: ...`: the menu number, the compact label and the
+    completions of at most _SHOWN options (the numbers are what `fill` takes)."""
     numbers = {o.id: i for i, o in enumerate(menu.options, 1)}
-    shown = [f"{numbers[o.id]} {o.id}" for o in options[:_SHOWN]]
+    labels = compact_labels(options)
+    shown = [f"{numbers[o.id]}. {label} ({count_text(o)})" for o, label in zip(options[:_SHOWN], labels)]
     more = len(options) - _SHOWN
-    tail = f", ... and {more} more (navigator show --hole {menu.hole})" if more > 0 else ""
-    return "; ".join(shown) + tail
+    tail = f"  and {more} more: `navigator show --hole {menu.hole}`" if more > 0 else ""
+    return "  ".join(shown) + tail
 
 
 def resolve_option(menu: HoleMenu, tokens: Sequence[str]) -> MenuOption:

@@ -10,11 +10,14 @@ from typing import Any, Iterable, Mapping
 
 from fuseflow.errors import one_line
 from navigator.lang import Library
+from navigator.session_files.choice import compact_labels, count_text
 from navigator.session_files.workspace import Workspace
 from navigator.session import StepRecord
-from navigator.synth import Count, HoleMenu, Menus, format_sketch, sketch_to_json
+from navigator.synth import Count, HoleMenu, MenuOption, Menus, format_sketch, sketch_to_json
 
 JSON_VERSION = 1
+#: alternatives `history` prints per step before "and N more" (--json carries them all)
+_ALTERNATIVES_SHOWN = 3
 
 
 def _plural(count: Count, word: str) -> str:
@@ -193,6 +196,10 @@ def format_steps(workspace: Workspace, action: str, records: Iterable[StepRecord
 
 # ---------------------------------------------------------------- history
 
+def _alternative_json(option: MenuOption) -> dict[str, Any]:
+    return {"id": option.id, "count": option.count.to_json()}
+
+
 def history_json(workspace: Workspace) -> dict[str, Any]:
     session = workspace.session
     return {
@@ -200,16 +207,31 @@ def history_json(workspace: Workspace) -> dict[str, Any]:
         "version": JSON_VERSION,
         "session": str(workspace.path),
         "program": program_json(workspace),
-        "steps": [{"number": i, **r.to_dict()} for i, r in enumerate(session.steps, 1)],
+        "steps": [{"number": i, **r.to_dict(),
+                   "alternatives": [_alternative_json(o) for o in session.alternatives(i - 1)]}
+                  for i, r in enumerate(session.steps, 1)],
         "redo": [r.to_dict() for r in session.redo_steps],
     }
 
 
-def _record_lines(prefix: str, record: StepRecord) -> list[str]:
+def _alternatives_line(alternatives: tuple[MenuOption, ...]) -> str:
+    labels = compact_labels(alternatives)
+    shown = ", ".join(f"{label} ({count_text(o)})"
+                      for o, label in zip(alternatives[:_ALTERNATIVES_SHOWN], labels))
+    more = len(alternatives) - _ALTERNATIVES_SHOWN
+    return f"not taken: {shown}" + (f" and {more} more (`navigator history --json` lists them)" if more > 0 else "")
+
+
+def _record_lines(prefix: str, record: StepRecord,
+                  alternatives: tuple[MenuOption, ...] | None = None) -> list[str]:
+    indent = " " * len(prefix)
     lines = [f"{prefix}{step_line(record)}",
-             f"{' ' * len(prefix)}by {record.by} at {record.timestamp or '(unknown time)'}"]
+             f"{indent}by {record.by} at {record.timestamp or '(unknown time)'}"
+             + (f", command {record.command}" if record.command is not None else "")]
     if record.rationale:
-        lines.append(f"{' ' * len(prefix)}why: {record.rationale}")
+        lines.append(f"{indent}why: {record.rationale}")
+    if alternatives:
+        lines.append(indent + _alternatives_line(alternatives))
     return lines
 
 
@@ -221,7 +243,7 @@ def format_history(workspace: Workspace) -> str:
         lines.append("no steps yet")
     width = len(str(len(session.steps)))
     for number, record in enumerate(session.steps, 1):
-        lines.extend(_record_lines(f"{number:>{width}}. ", record))
+        lines.extend(_record_lines(f"{number:>{width}}. ", record, session.alternatives(number - 1)))
     if session.redo_steps:
         lines += ["", "undone (`navigator redo` re-takes them, next first):"]
         for record in session.redo_steps:

@@ -28,8 +28,9 @@ from navigator.session_files.spec import LoadedProgram, ProgramSpec
 
 #: the CLI's part of Session.context
 CONTEXT_KEY = "navigator"
-#: 2: fingerprints.record covers the recorded settings, steps and redo stack
-CONTEXT_VERSION = 2
+#: 2: fingerprints.record covers the recorded settings, steps and redo stack;
+#: 3: and the forced-steps setting
+CONTEXT_VERSION = 3
 
 
 @dataclass
@@ -68,7 +69,8 @@ class Workspace:
         self.session.context[CONTEXT_KEY] = {
             "version": CONTEXT_VERSION,
             **spec,
-            "fingerprints": {**self.loaded.fingerprints, "record": record_fingerprints(spec, steps, redo)},
+            "fingerprints": {**self.loaded.fingerprints,
+                             "record": record_fingerprints(spec, steps, redo, self.session.forced_steps)},
             "created": created if isinstance(created, str) else _now(),
         }
         previous = previous_version(self.path)
@@ -145,7 +147,8 @@ def _trusted(data: dict[str, Any]) -> dict[str, Any] | None:
 
 def _integrity(data: dict[str, Any], path: Path) -> str | None:
     context = _context(data)
-    return integrity_problem(context, data["steps"], data.get("redo", []), context["version"])
+    return integrity_problem(context, data["steps"], data.get("redo", []), data.get("forced_steps"),
+                             context["version"])
 
 
 def _load_space(spec: ProgramSpec, path: Path) -> LoadedProgram:
@@ -158,8 +161,12 @@ def _load_space(spec: ProgramSpec, path: Path) -> LoadedProgram:
                            fix="restore that file, or start a new session with `navigator start`") from None
 
 
-def create_workspace(path: Path, spec: ProgramSpec, *, force: bool = False) -> Workspace:
-    """Build the space, save a fresh session at `path` (refusing to replace one unless `force`)."""
+def create_workspace(path: Path, spec: ProgramSpec, *, force: bool = False, forced_steps: bool = True
+                     ) -> Workspace:
+    """Build the space, save a fresh session at `path` (refusing to replace one unless `force`).
+
+    With `forced_steps`, the session fills every hole that offers exactly one option, now
+    and after each later fill (the file records the setting)."""
     target = session_target(path)
 
     def refuse_existing() -> None:  # before the lock (nothing is created) and again under it
@@ -172,7 +179,9 @@ def create_workspace(path: Path, spec: ProgramSpec, *, force: bool = False) -> W
         refuse_existing()
         loaded = spec.load()
         space = loaded.space
-        workspace = Workspace(target, loaded, Session(space.library, space.facts, oracle=space.oracle))
+        session = Session(space.library, space.facts, oracle=space.oracle, forced_steps=forced_steps)
+        session.settle()
+        workspace = Workspace(target, loaded, session)
         workspace.save()
         return workspace
 

@@ -110,6 +110,7 @@ def cli(tmp_path, capsys, monkeypatch) -> InProcess:
 
 @pytest.fixture
 def spmm_session(cli) -> Path:
-    """A session on spmm with N=2, J=2 (32 schedules) in the test's directory."""
-    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    """A session on spmm with N=2, J=2 (32 schedules) in the test's directory, filled hole by hole
+    (--no-forced: no hole is filled for the user)."""
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
     return cli.cwd / ".navigator" / "session.json"

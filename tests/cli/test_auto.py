@@ -54,7 +54,7 @@ def test_registry_lists_and_builds_strategies(extra_strategies):
 
 
 def test_registered_strategy_fills_with_its_provenance(cli, extra_strategies):
-    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
     steps = cli.json("fill", "?0", "--auto", "last", schema="steps")["steps"]
     assert steps == [dict(steps[0], option='default_schedule{program="spmm"}', by="strategy:last",
                           rationale="the last one")]
@@ -67,7 +67,7 @@ def test_registered_strategy_fills_with_its_provenance(cli, extra_strategies):
 
 
 def test_misbehaving_strategy_fails_the_work_with_exit_1(cli, extra_strategies, tmp_path):
-    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
     before = (tmp_path / ".navigator" / "session.json").read_bytes()
     result = cli("fill", "?0", "--auto", "broken")
     assert result.returncode == 1 and "chose 'not_an_option', which is not offered at ?0" in result.stderr

@@ -18,7 +18,7 @@ def exported_data(script: str) -> dict:
 
 
 def test_export_partial_json_and_python_end_to_end(nav, cli, tmp_path):
-    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
     cli("fill", "?0", "1", ok=True)
     cli("fill", "?1", "--auto", "default", "--subtree", ok=True)
     cli("undo", "10", ok=True)  # back to open ?5 (the order)
@@ -47,7 +47,7 @@ def test_export_partial_json_and_python_end_to_end(nav, cli, tmp_path):
 
 
 def test_export_to_stdout_keeps_choices(cli, tmp_path):
-    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
     for hole, option in ((0, "1"), (1, "1"), (2, "1"), (3, "1"), (4, "1"), (5, "3"), (6, "1")):
         cli("fill", f"?{hole}", option, ok=True)
     cli("fill", "?7", "--auto", "default", "--subtree", ok=True)
@@ -65,7 +65,7 @@ def test_python_export_of_a_program_file(cli, tmp_path):
     from fuseflow.bundled import bundled_program_text
 
     (tmp_path / "my prog.toml").write_text(bundled_program_text("sddmm"), encoding="utf-8")
-    cli("start", "my prog.toml", "--dim", "N=4", "--dim", "K=2", ok=True)
+    cli("start", "my prog.toml", "--dim", "N=4", "--dim", "K=2", "--no-forced", ok=True)
     cli("fill", "?0", "1", ok=True)
     cli("fill", "?1", "--auto", "default", "--subtree", ok=True)
     cli("export", "--python", "rebuild.py", ok=True)

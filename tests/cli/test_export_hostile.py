@@ -110,7 +110,7 @@ def test_generated_scripts_run_and_write_exactly_the_exported_json(name, program
         (folder / f"{program}.toml").write_text(text, encoding="utf-8")
         where = f"--session={folder / ('s_' + session + '.json')}"
         out = folder / f"o_{output}.json"
-        _navigator("start", str(folder / f"{program}.toml"), *SMALL_SPMM, where)
+        _navigator("start", str(folder / f"{program}.toml"), *SMALL_SPMM, "--no-forced", where)
         _navigator("fill", "?0", "1", f"--rationale={rationale}", where)
         _navigator("fill", "?1", "--auto", "default", "--subtree", f"--rationale={rationale}", where)
         _navigator("export", f"--json={out}", f"--python={folder / 's.py'}", where)

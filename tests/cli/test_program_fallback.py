@@ -6,7 +6,7 @@ from tests.cli.conftest import SMALL_SPMM, assert_user_error
 
 
 def test_commands_take_the_sessions_program(nav, cli, tmp_path):
-    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
     cli("fill", "?0", "1", ok=True)
     cli("fill", "?1", "--auto", "default", "--subtree", ok=True)
     cli("export", "--json", "s.json", ok=True)
@@ -26,7 +26,7 @@ def test_commands_take_the_sessions_program(nav, cli, tmp_path):
 
 
 def test_explicit_program_and_dims_win(cli):
-    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
     assert cli.json("count", "sddmm", "--dim", "N=2", "--dim", "K=2", schema="count")["program"] == "sddmm"
     # --dim on top of the session's dims: J stays 2, N becomes 4
     assert cli.json("check", "--dim", "N=4", schema="check")["dims"] == {"N": 4, "J": 2}

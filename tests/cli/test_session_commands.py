@@ -17,24 +17,40 @@ def test_end_to_end_start_show_fill_undo_redo_history(nav, golden, tmp_path):
     assert (tmp_path / ".navigator" / "session.json").is_file()
     assert "started a session for spmm" in start.stderr
     golden(GOLDEN / "show_start.txt", nav("show", ok=True).stdout)
-    nav("fill", "?0", "1", "--rationale", "the whole space", ok=True)
-    steps = nav.json("fill", "1", "--auto", "default", "--subtree", schema="steps")
-    assert steps["complete"] and len(steps["steps"]) == 14 and steps["steps"][0]["by"] == "default"
-    undone = nav.json("undo", "2", schema="steps")
-    assert [s["hole"] for s in undone["steps"]] == [14, 13]
-    redone = nav.json("redo", schema="steps")
-    assert redone["steps"][0]["hole"] == 13
+    # ?0 is chosen; the nine holes that then offer one option each are filled for the user
+    filled = nav.json("fill", "?0", "1", "--rationale", "the whole space", schema="steps")
+    assert [s["by"] for s in filled["steps"]] == ["user"] + ["forced"] * 9
+    assert {s["command"] for s in filled["steps"]} == {1}
+    assert filled["open_holes"] == [5, 7, 9] and filled["completions"] == 32
+    steps = nav.json("fill", "5", "--auto", "default", "--subtree", schema="steps")
+    assert [(s["hole"], s["by"]) for s in steps["steps"]] == [(5, "default"), (13, "default"), (14, "default")]
+    nav("fill", "?7", "2", ok=True)
+    undone = nav.json("undo", schema="steps")  # the last command: one step
+    assert [s["hole"] for s in undone["steps"]] == [7]
+    undone = nav.json("undo", schema="steps")  # the subtree fill, as one command
+    assert [s["hole"] for s in undone["steps"]] == [14, 13, 5] and undone["open_holes"] == [5, 7, 9]
+    undone = nav.json("undo", "2", schema="steps")  # N single steps, splitting a command
+    assert [s["hole"] for s in undone["steps"]] == [12, 11]
+    redone = nav.json("redo", schema="steps")  # what is left of the command on top: ?11 and ?12
+    assert [s["hole"] for s in redone["steps"]] == [11, 12]
+    redone = nav.json("redo", "1", schema="steps")
+    assert [s["hole"] for s in redone["steps"]] == [5]
     history = nav.json("history", schema="history")
     assert history["steps"][0]["rationale"] == "the whole space" and history["steps"][0]["by"] == "user"
-    assert [s["hole"] for s in history["redo"]] == [14]
+    assert history["steps"][0]["alternatives"] == [{"id": 'default_schedule{program="spmm"}', "count": 1}]
+    assert history["steps"][1]["by"] == "forced" and history["steps"][1]["alternatives"] == []
+    assert [a["count"] for a in history["steps"][-1]["alternatives"]] == [8, 8]  # the orders not taken at ?5
+    assert [s["hole"] for s in history["redo"]] == [13, 14, 7]
     text = nav("history", ok=True).stdout
     assert '1. ?0 := schedule{program="spmm"}' in text and "why: the whole space" in text
+    assert 'not taken: default_schedule{program="spmm"} (1)' in text
+    assert "by forced at " in text and ", command 1" in text
     assert "undone (`navigator redo` re-takes them, next first):" in text
-    assert_user_error(nav("fill", "'?0'", "1"), "?0 is not an open hole", "open holes: ?14")
+    assert_user_error(nav("fill", "'?0'", "1"), "?0 is not an open hole", "open holes: ?7 ?9 ?13")
 
 
 def test_show_golden_files(cli, golden):
-    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
     cli("fill", "?0", "1", ok=True)
     cli("fill", "1", "--auto", "default", ok=True)
     cli("fill", "h2", "--auto", "default", ok=True)
@@ -57,8 +73,7 @@ def test_show_json_schema_and_numbers(cli, spmm_session):
                                "dims": {"J": 2, "N": 2}, "library": None, "kind": "tensor"}
     assert root["options"][0]["info"]["title"] == "Schedule the program"
     assert cli.json("start", "spmm", *SMALL_SPMM, "--force", schema="show")["steps"] == 0
-    cli("fill", "?0", "1", ok=True)
-    cli("fill", "?1", "--auto", "default", "--subtree", ok=True)
+    cli("fill", "?0", "--auto", "default", "--subtree", ok=True)
     done = cli.json("show", schema="show")
     assert done["complete"] and done["holes"] == [] and done["completions"] == 1
 
@@ -85,9 +100,10 @@ def test_fill_option_syntaxes(cli, spmm_session):
 
 
 def test_invalid_choices_exit_2_and_list_valid_options(cli, spmm_session):
-    assert_user_error(cli("fill", "?0", "7"), "?0 has no option 7", '1 schedule{program="spmm"}', "2 default_schedule")
+    assert_user_error(cli("fill", "?0", "7"), "?0 has no option 7",
+                      "choose 1 to 2: 1. schedule (32)  2. default_schedule (1))")
     assert_user_error(cli("fill", "?0", "frobnicate"), "no option with function 'frobnicate'",
-                      "valid options: 1 schedule")
+                      "valid options: 1. schedule (32)  2. default_schedule (1))")
     assert_user_error(cli("fill", "?3", "1"), "?3 is not an open hole", "open holes: ?0")
     assert_user_error(cli("fill", "x3", "1"), "cannot read hole 'x3'", "quote '?3'")
     assert_user_error(cli("fill", "?0"), "which option for ?0")
@@ -97,7 +113,7 @@ def test_invalid_choices_exit_2_and_list_valid_options(cli, spmm_session):
     for hole, option in ((0, "1"), (1, "1"), (2, "1"), (3, "1"), (4, "1"), (5, "2"), (6, "1")):
         cli("fill", f"?{hole}", option, ok=True)
     assert_user_error(cli("fill", "?8", "par", "factor=3"), "offers no par with factor=3",
-                      '1 par{region="spmm", var="i", factor=1}; 2 par{region="spmm", var="i", factor=2}')
+                      "valid options: 1. par{factor=1} (8)  2. par{factor=2} (8))")
     assert_user_error(cli("fill", "?8", "par", "lanes=2"), "par has no field 'lanes'", "region, var, factor")
     assert_user_error(cli("fill", "?8", "par"), "matches 2 options at ?8")
     assert_user_error(cli("fill", "?8", "par", "factor"), "cannot read 'factor'")
@@ -126,3 +142,78 @@ def test_gcn_with_small_dims(cli):
     assert cli.json("fill", "?1", "--auto", "default", "--subtree", schema="steps")["complete"]
     exported = json.loads(cli("export", ok=True).stdout)
     assert exported["program"] == "gcn" and len(exported["regions"]) == 6  # default grouping: unfused
+
+
+# ---------------------------------------------------------------- forced steps, commands, listings
+
+def test_fill_reports_the_forced_steps_it_caused(cli, golden):
+    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    golden(GOLDEN / "fill_forced.txt", cli("fill", "?0", "1", ok=True).stdout)
+    assert [s["by"] for s in cli.json("history", schema="history")["steps"]] == ["user"] + ["forced"] * 9
+    assert_user_error(cli("fill", "?1", "1"), "?1 is not an open hole", "step 2 filled it (forced); open holes: ?5 ?7 ?9")
+
+
+def test_no_forced_is_recorded_in_the_session_and_respected_by_later_fills(cli, tmp_path):
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
+    session = tmp_path / ".navigator" / "session.json"
+    assert json.loads(session.read_text())["forced_steps"] is False
+    filled = cli.json("fill", "?0", "1", schema="steps")
+    assert len(filled["steps"]) == 1 and filled["open_holes"] == [1]
+    assert len(cli.json("fill", "?1", "1", schema="steps")["steps"]) == 1
+    cli("start", "spmm", *SMALL_SPMM, "--force", ok=True)
+    assert json.loads(session.read_text())["forced_steps"] is True
+    assert len(cli.json("fill", "?0", "1", schema="steps")["steps"]) == 10
+
+
+def test_forced_steps_change_no_count_and_no_schedule(cli, tmp_path):
+    """The same choices, with and without forced steps: the same counts and the same schedule."""
+    names = ("forced.json", "by-hand.json")
+    for name, extra in zip(names, ([], ["--no-forced"])):
+        cli("start", "spmm", *SMALL_SPMM, *extra, "--session", name, ok=True)
+        cli("fill", "?0", "1", "--session", name, ok=True)
+    shown = [cli.json("show", "--session", name, schema="show") for name in names]
+    assert shown[0]["completions"] == shown[1]["completions"] == 32
+    assert len(shown[0]["open_holes"]) == 3 and shown[1]["open_holes"] == [1]
+    for name in names:
+        while not (show := cli.json("show", "--session", name, schema="show"))["complete"]:
+            cli("fill", str(show["open_holes"][0]), "--auto", "default", "--subtree", "--session", name, ok=True)
+    exported = [json.loads(cli("export", "--session", name, ok=True).stdout) for name in names]
+    assert exported[0] == exported[1]
+
+
+def test_undo_and_redo_without_n_take_whole_commands(cli, tmp_path):
+    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cli("fill", "?0", "1", ok=True)
+    cli("fill", "?5", "--auto", "default", "--subtree", ok=True)
+    undone = cli.json("undo", schema="steps")
+    assert [s["hole"] for s in undone["steps"]] == [14, 13, 5] and undone["history_length"] == 10
+    undone = cli.json("undo", schema="steps")
+    assert len(undone["steps"]) == 10 and undone["open_holes"] == [0] and undone["completions"] == 33
+    redone = cli.json("redo", schema="steps")
+    assert len(redone["steps"]) == 10 and redone["steps"][0]["hole"] == 0 and redone["open_holes"] == [5, 7, 9]
+    assert len(cli.json("redo", schema="steps")["steps"]) == 3
+    assert_user_error(cli("redo"), "nothing to redo")
+
+
+def test_an_invalid_option_lists_at_most_ten_options(cli):
+    cli("start", "gcn", "--dim", "N=4", "--dim", "F=4", "--dim", "H=2", "--dim", "C=2", ok=True)
+    cli("fill", "?0", "1", ok=True)
+    for typed in (["99"], ["frobnicate"]):
+        result = cli("fill", "?1", *typed)
+        assert_user_error(result, "1. fuse{grouping=", "  2. fuse{grouping=", "and 22 more: `navigator show --hole 1`")
+        listed = result.stderr.split("1. fuse{", 1)[1]
+        assert listed.count(". fuse{") == 9 and 'program="gcn"' not in listed  # shared fields left out
+    assert len(cli.json("show", "--hole", "1", schema="show")["holes"][0]["options"]) == 32
+
+
+def test_history_golden_with_alternatives_and_commands(cli, golden):
+    import re
+
+    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cli("fill", "?0", "1", "--rationale", "the whole space", ok=True)
+    cli("fill", "?5", "order", "order=i k j", ok=True)
+    cli("fill", "?7", "--auto", "default", ok=True)
+    cli("fill", "?13", "2", ok=True)
+    cli("undo", ok=True)
+    text = re.sub(r"\d{4}-\d\d-\d\dT[0-9:.]+Z", "<time>", cli("history", ok=True).stdout)
+    golden(GOLDEN / "history_forced.txt", text)

@@ -31,7 +31,7 @@ def test_a_session_reached_through_a_symbolic_link_writes_its_target(cli, tmp_pa
     (tmp_path / "real").mkdir()
     link, target = tmp_path / "link.json", tmp_path / "real" / "s.json"
     link.symlink_to("real/s.json")  # dangling: start creates the target
-    cli("start", "spmm", *SMALL_SPMM, "--session", "link.json", ok=True)
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", "--session", "link.json", ok=True)
     cli("fill", "?0", "1", "--session", "link.json", ok=True)
     assert link.is_symlink() and os.readlink(link) == "real/s.json"
     assert [s["hole"] for s in _steps(target)] == [0]
@@ -66,7 +66,7 @@ def test_link_and_target_contend_for_the_same_lock_end_to_end(nav, cli, tmp_path
 
     (tmp_path / "real").mkdir()
     (tmp_path / "link.json").symlink_to("real/s.json")
-    cli("start", "spmm", *SMALL_SPMM, "--session", "real/s.json", ok=True)
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", "--session", "real/s.json", ok=True)
     with FileLock(str(tmp_path / "real" / "s.json.lock")):
         waiting = nav.popen("fill", "?0", "1", "--session", "link.json")
         with pytest.raises(subprocess.TimeoutExpired):
@@ -166,7 +166,7 @@ def test_a_read_only_folder_end_to_end(cli, monkeypatch):
     try:
         folder.chmod(0o755)
         monkeypatch.chdir(folder)
-        cli("start", "spmm", *SMALL_SPMM, "--session", "s.json", ok=True)
+        cli("start", "spmm", *SMALL_SPMM, "--no-forced", "--session", "s.json", ok=True)
         cli("fill", "?0", "1", "--session", "s.json", ok=True)
         (folder / "s.json").chmod(0o644)
         (folder / "s.json.lock").chmod(0o666)  # the lock opens; the folder refuses the new file

@@ -16,7 +16,7 @@ COMMANDS = (["show"], ["fill", "?2", "1"], ["undo"], ["redo"], ["history"], ["ex
 @pytest.fixture
 def session(cli, tmp_path):
     """spmm with steps ?0 and ?1 taken and ?2 undone (on the redo stack)."""
-    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
     for hole in (0, 1, 2):
         cli("fill", f"?{hole}", "1", "--rationale", f"step {hole}", ok=True)
     cli("undo", ok=True)
@@ -49,6 +49,9 @@ EDITS = {
                   "edited since navigator saved it: the step log (steps)"),
     "step removed": (lambda d, c: d["steps"].pop(), "the step log (steps)"),
     "redo removed": (lambda d, c: d.update(redo=[]), "edited since navigator saved it: the redo stack (redo)"),
+    "forced steps": (lambda d, c: d.update(forced_steps=True),
+                     "edited since navigator saved it: the forced-steps setting (forced_steps)"),
+    "command": (lambda d, c: d["steps"][1].update(command=1), "edited since navigator saved it: the step log"),
     "older navigator": (lambda d, c: (c.update(version=1), c["fingerprints"].pop("record")),
                         "saved by an older navigator, without the fingerprints of its own settings and steps"),
 }
@@ -86,7 +89,7 @@ def test_accept_changes_replays_an_edited_log_and_records_new_fingerprints(cli, 
 
 
 def test_accept_changes_takes_a_different_but_offered_step(cli, tmp_path):
-    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
     for hole in range(5):
         cli("fill", f"?{hole}", "1", ok=True)
     second = cli.json("show", schema="show")["holes"][0]["options"][1]  # option 2 at ?5 (an order)
@@ -115,14 +118,14 @@ def test_a_session_of_an_older_navigator_is_recovered_with_accept_changes(cli, s
     result = cli("fill", "?2", "1", "--accept-changes", ok=True)
     assert "saved by an older navigator" in result.stderr
     saved = json.loads(session.read_text())
-    assert saved["context"]["navigator"]["version"] == 2
+    assert saved["context"]["navigator"]["version"] == 3
     check_schema("session-file", saved)
     assert cli.json("show", schema="show")["steps"] == 3
 
 
 def test_a_context_from_a_newer_navigator_is_refused(cli, session):
-    edit(session, lambda d, c: c.update(version=3))
-    assert_user_error(cli("show", "--accept-changes"), "saved by a newer navigator (context version 3",
+    edit(session, lambda d, c: c.update(version=4))
+    assert_user_error(cli("show", "--accept-changes"), "saved by a newer navigator (context version 4",
                       "upgrade navigator")
     edit(session, lambda d, c: c.update(version="two"))
     assert_user_error(cli("show"), "context.navigator.version must be a positive integer")

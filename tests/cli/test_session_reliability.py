@@ -13,7 +13,7 @@ from tests.cli.conftest import SMALL_SPMM, assert_user_error
 def test_two_fills_at_once_are_serialized_by_the_lock(nav, cli, tmp_path):
     from filelock import FileLock
 
-    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
     for hole in (0, 1, 2):
         cli("fill", f"?{hole}", "1", ok=True)  # now ?3 and ?4 are open side by side
     session = tmp_path / ".navigator" / "session.json"
@@ -36,7 +36,7 @@ CORRUPTIONS = {
     "truncated": lambda text: text[: len(text) // 2],
     "not json": lambda text: "this is not a session\n",
     "foreign": lambda text: json.dumps({"format": "something-else", "version": 1}),
-    "newer": lambda text: text.replace('"version": 1,', '"version": 99,', 1),
+    "newer": lambda text: text.replace('"version": 2,', '"version": 99,', 1),
     "edited step": lambda text: text.replace('"option": "schedule{program=\\"spmm\\"}"',
                                              '"option": "schedule{program=\\"other\\"}"', 1),
     "no program": lambda text: text.replace('"navigator": {', '"elsewhere": {', 1),
@@ -53,7 +53,7 @@ MESSAGES = {
 
 @pytest.mark.parametrize("kind", sorted(CORRUPTIONS))
 def test_bad_session_files_are_reported_and_left_untouched(cli, kind, tmp_path):
-    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
     cli("fill", "?0", "1", ok=True)
     cli("fill", "?1", "1", ok=True)
     session = tmp_path / ".navigator" / "session.json"
@@ -65,7 +65,7 @@ def test_bad_session_files_are_reported_and_left_untouched(cli, kind, tmp_path):
 
 
 def test_corrupted_session_end_to_end(nav, cli, tmp_path):
-    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
     session = tmp_path / ".navigator" / "session.json"
     session.write_bytes(b"\x00\xff garbage")
     result = nav("fill", "?0", "1")
@@ -78,7 +78,7 @@ def test_changed_program_file_is_detected_and_named(cli, tmp_path):
 
     program = tmp_path / "prog.toml"
     program.write_text(bundled_program_text("spmm"), encoding="utf-8")
-    cli("start", "prog.toml", "--dim", "N=2", ok=True)
+    cli("start", "prog.toml", "--dim", "N=2", "--no-forced", ok=True)
     cli("fill", "?0", "1", ok=True)
     session = tmp_path / ".navigator" / "session.json"
     saved = session.read_bytes()
@@ -105,7 +105,7 @@ def test_changed_library_and_data_are_detected(cli, tmp_path):
     (tmp_path / "lib.hblib.toml").write_text(bundled_library_text(), encoding="utf-8")
     header = "%%MatrixMarket matrix coordinate pattern general\n"
     (tmp_path / "g.mtx").write_text(header + "4 4 3\n1 2\n2 3\n3 4\n")
-    cli("start", "spmm", "--library", "lib.hblib.toml", "--data", "g.mtx", "--dim", "J=2", ok=True)
+    cli("start", "spmm", "--library", "lib.hblib.toml", "--data", "g.mtx", "--dim", "J=2", "--no-forced", ok=True)
     assert cli.json("show", schema="show")["program"]["library"] == str(tmp_path / "lib.hblib.toml")
     with open(tmp_path / "lib.hblib.toml", "a") as handle:
         handle.write("\n# edited\n")

@@ -99,7 +99,7 @@ def test_save_load_round_trip(tmp_path):
     path = tmp_path / "s.json"
     session.save(path)
     data = json.loads(path.read_text())
-    assert data["format"] == "navigator-session" and data["version"] == 1
+    assert data["format"] == "navigator-session" and data["version"] == 2
     assert data["context"] == {"program": "spmm.toml", "hashes": {"lib": "abc"}}
     library, facts = sched()
     loaded = Session.load(path, library, facts)
@@ -120,7 +120,7 @@ def test_save_load_round_trip(tmp_path):
     ("[1, 2]", "not a navigator session file"),
     ('{"format": "other-tool", "version": 1}', "not a navigator session file"),
     ('{"format": "navigator-session"}', "missing or invalid version"),
-    ('{"format": "navigator-session", "version": 2, "steps": []}', "version 2 is newer"),
+    ('{"format": "navigator-session", "version": 3, "steps": []}', "version 3 is newer"),
     ('{"format": "navigator-session", "version": 0, "steps": []}', "unsupported session file version 0"),
     ('{"format": "navigator-session", "version": 1}', "no steps"),
     ('{"format": "navigator-session", "version": 1, "steps": {}}', "steps must be a JSON array"),

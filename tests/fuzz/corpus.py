@@ -205,13 +205,14 @@ def build_corpus(runner: ForkRunner, scratch: Path) -> Corpus:
     sessions.mkdir()
     _navigator(runner, sessions, ["start", "spmm", *SPMM_DIMS, "--session", "fresh.json"])
     _keep_session(corpus, runner, sessions, "fresh")
-    _navigator(runner, sessions, ["fill", "0", "1", "--session", "fresh.json"])
-    _navigator(runner, sessions, ["fill", "1", "--auto", "default", "--session", "fresh.json"])
+    _navigator(runner, sessions, ["fill", "0", "1", "--session", "fresh.json"])  # and 9 forced steps
+    _navigator(runner, sessions, ["fill", "5", "--auto", "default", "--session", "fresh.json"])
     _keep_session(corpus, runner, sessions, "partial")
-    _navigator(runner, sessions, ["fill", "2", "--auto", "default", "--subtree", "--session", "fresh.json"])
+    for hole in ("7", "9", "13"):  # the holes left open by now: the rest is forced
+        _navigator(runner, sessions, ["fill", hole, "--auto", "default", "--subtree", "--session", "fresh.json"])
     _navigator(runner, sessions, ["export", "--json", "default.json", "--session", "fresh.json"])
     corpus.default_spmm_schedule = (sessions / "default.json").read_bytes()
-    _navigator(runner, sessions, ["undo", "--session", "fresh.json"])
+    _navigator(runner, sessions, ["undo", "1", "--session", "fresh.json"])
     _keep_session(corpus, runner, sessions, "complete-but-one")
     _navigator(runner, sessions, ["facts", "spmm", *SPMM_DIMS, "-o", "spmm.hb.toml"])
     _navigator(ForkRunner(runner.limits, entry=_write_spmm_target), sessions, ["default.json", "spmm-target.json"])
