@@ -64,7 +64,8 @@ def test_edited_or_unfingerprinted_sessions_are_refused(cli, session, kind):
     for command in COMMANDS:
         result = cli(*command)
         # The restart command repeats the recorded program only when its fingerprints vouch for it.
-        spec_intact = kind in ("rationale", "step removed", "redo removed", "facts fingerprint deleted")
+        spec_intact = kind in ("rationale", "step removed", "redo removed", "facts fingerprint deleted", "command",
+                               "forced steps")
         restart = "`navigator start spmm --dim J=2 --dim N=2 --force`" if spec_intact else \
             "`navigator start PROGRAM --force` (PROGRAM: a name `navigator programs` lists"
         assert_user_error(result, ".navigator/session.json: cannot trust this session file", message,

@@ -28,7 +28,7 @@ def _run_suggested(nav, stderr: str, program: str) -> None:
 
 
 def test_a_truncated_session_is_recovered_from_its_backup(nav):
-    nav("start", "spmm", *SMALL_SPMM, ok=True)
+    nav("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
     nav("fill", "?0", "1", ok=True)
     nav("fill", "?1", "1", ok=True)
     session = nav.cwd / ".navigator" / "session.json"
@@ -64,7 +64,7 @@ def test_damaged_steps_suggest_the_recorded_program_and_that_command_works(nav, 
 
 
 def test_start_force_keeps_the_last_good_version(nav):
-    nav("start", "spmm", *SMALL_SPMM, ok=True)
+    nav("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
     nav("fill", "?0", "1", ok=True)
     session = nav.cwd / ".navigator" / "session.json"
     backup = nav.cwd / ".navigator" / "session.json.bak"
@@ -86,7 +86,7 @@ def test_the_backup_sits_beside_a_links_target(nav, tmp_path):
 
 
 def test_something_in_the_way_of_the_backup_never_loses_a_step(nav, tmp_path):
-    nav("start", "spmm", *SMALL_SPMM, ok=True)
+    nav("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
     backup = tmp_path / ".navigator" / "session.json.bak"
     elsewhere = tmp_path / "precious.txt"
     elsewhere.write_text("keep me")
