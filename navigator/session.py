@@ -55,6 +55,10 @@ class DamagedSessionError(SessionError):
     (navigator.session_files.recovery)."""
 
 
+_NOTHING_TO_UNDO = "the session is back at its start: `navigator history` lists its steps"
+_NOTHING_TO_REDO = "redo re-takes what undo took back, and a fill after an undo clears it"
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -279,7 +283,7 @@ class Session:
     def undo(self) -> StepRecord:
         """Take back the last step."""
         if not self._steps:
-            raise SessionError("nothing to undo")
+            raise SessionError("nothing to undo", fix=_NOTHING_TO_UNDO)
         record = self._steps.pop()
         self._sketches.pop()
         self._redo.append(record)
@@ -288,7 +292,7 @@ class Session:
     def redo(self) -> StepRecord:
         """Re-take the last step undone, with its provenance, timestamp and command."""
         if not self._redo:
-            raise SessionError("nothing to redo")
+            raise SessionError("nothing to redo", fix=_NOTHING_TO_REDO)
         record = self._redo.pop()
         chosen = self._offered(record.hole, record.option)
         redo = self._redo
@@ -299,13 +303,13 @@ class Session:
     def undo_command(self) -> list[StepRecord]:
         """Take back every step of the last command (its own and the forced ones), last first."""
         if not self._steps:
-            raise SessionError("nothing to undo")
+            raise SessionError("nothing to undo", fix=_NOTHING_TO_UNDO)
         return [self.undo() for _ in range(_unit_length(self._steps))]
 
     def redo_command(self) -> list[StepRecord]:
         """Re-take every step of the last command undone, in the order first taken."""
         if not self._redo:
-            raise SessionError("nothing to redo")
+            raise SessionError("nothing to redo", fix=_NOTHING_TO_REDO)
         return [self.redo() for _ in range(_unit_length(self._redo))]
 
     def alternatives(self, index: int) -> tuple[MenuOption, ...]:

@@ -136,15 +136,27 @@ def cmd_fill(args) -> int:
 
 
 def _undo_redo(args, action: str) -> int:
+    from navigator.session import SessionError
     from navigator.session_files import locked_workspace
 
     with locked_workspace(_path(args), accept_changes=args.accept_changes) as workspace:
         _notes(workspace)
         session = workspace.session
-        if args.steps is None:  # the last command, with the forced steps it caused
-            records = session.undo_command() if action == "undo" else session.redo_command()
-        else:
-            records = [session.undo() if action == "undo" else session.redo() for _ in range(args.steps)]
+        try:
+            if args.steps is None:  # the last command, with the forced steps it caused
+                records = session.undo_command() if action == "undo" else session.redo_command()
+            else:
+                available = len(session.steps) if action == "undo" else len(session.redo_steps)
+                if 0 < available < args.steps:
+                    raise SessionError(f"{args.steps} steps to {action}, but there are only {available}",
+                                       where=str(workspace.path),
+                                       fix=f"`navigator {action} {available}` "
+                                           + ("takes back" if action == "undo" else "re-takes") + " all of them")
+                records = [session.undo() if action == "undo" else session.redo() for _ in range(args.steps)]
+        except SessionError as exc:  # nothing (more) to take back: say which session
+            if exc.where is not None:
+                raise
+            raise SessionError(exc.bare_message, where=str(workspace.path), fix=exc.fix) from None
         workspace.save()
     _report_steps(args, workspace, action, records)
     return 0

@@ -217,3 +217,17 @@ def test_history_golden_with_alternatives_and_commands(cli, golden):
     cli("undo", ok=True)
     text = re.sub(r"\d{4}-\d\d-\d\dT[0-9:.]+Z", "<time>", cli("history", ok=True).stdout)
     golden(GOLDEN / "history_forced.txt", text)
+
+
+def test_undo_and_redo_beyond_the_log_name_the_session_and_the_fix(cli):
+    # Found by the fuzz harness: "nothing to undo" had neither the session nor a fix, and
+    # `undo 100` on a 13-step log said "nothing to undo" after taking back nothing.
+    cli("start", "spmm", "--dim", "J=2", ok=True)
+    cli("fill", "?0", "1", ok=True)
+    steps = len(cli.json("history")["steps"])
+    assert_user_error(cli("undo", "100"), ".navigator/session.json: 100 steps to undo, but there are only "
+                      f"{steps}", f"`navigator undo {steps}` takes back all of them")
+    assert_user_error(cli("redo"), ".navigator/session.json: nothing to redo (redo re-takes")
+    cli("undo", str(steps), ok=True)
+    assert_user_error(cli("undo"), ".navigator/session.json: nothing to undo (the session is back at its start")
+    assert_user_error(cli("redo", str(steps + 1)), f"there are only {steps}", "re-takes all of them")
