@@ -68,7 +68,7 @@ def cmd_start(args) -> int:
 
 def cmd_show(args) -> int:
     from navigator.session_files import open_workspace, parse_hole
-    from navigator.session_files.views import format_show, show_json
+    from navigator.session_files.views import check_region, format_show, show_json
 
     workspace = open_workspace(_path(args), accept_changes=args.accept_changes)
     _notes(workspace)
@@ -76,11 +76,13 @@ def cmd_show(args) -> int:
     if only is not None and not workspace.session.sketch.has_hole(only):
         holes = " ".join(f"?{h.id}" for h in workspace.session.sketch.holes()) or "none"
         raise UserError(f"?{only} is not an open hole", where="--hole", fix=f"open holes: {holes}")
+    if args.region is not None:
+        check_region(workspace, args.region)
     menus = workspace.session.menus()
     if args.json:
-        print_json(show_json(workspace, menus, only))
+        print_json(show_json(workspace, menus, only, region=args.region))
     else:
-        print(format_show(workspace, menus, only, verbose=args.verbose))
+        print(format_show(workspace, menus, only, verbose=args.verbose, region=args.region, open_only=args.open))
     return 0
 
 
@@ -329,6 +331,9 @@ def register(subs) -> None:
     show = subs.add_parser("show", help="the sketch and the menu of every open hole")
     show.add_argument("--hole", metavar="HOLE", help="show only this hole's menu (?3, 3 or h3)")
     show.add_argument("--verbose", action="store_true", help="also print each option's info.description")
+    show.add_argument("--region", metavar="NAME", help="show only this region's part of the sketch and its holes")
+    show.add_argument("--open", action="store_true",
+                      help="leave out the sketch: only the open holes' menus, grouped by region")
     _add_common(show)
     show.set_defaults(run=cmd_show)
 

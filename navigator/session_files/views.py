@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from fuseflow.errors import one_line
+from fuseflow.errors import UserError, one_line, show_value
 from navigator.lang import Library
 from navigator.session_files.choice import compact_labels, count_text
+from navigator.session_files.regions import RegionView, region_view
 from navigator.session_files.workspace import Workspace
 from navigator.session import StepRecord
 from navigator.synth import Count, HoleMenu, MenuOption, Menus, format_sketch, sketch_to_json
@@ -79,14 +80,28 @@ def hole_json(menu: HoleMenu, library: Library | None = None) -> dict[str, Any]:
     }
 
 
-def _menus_shown(menus: Menus, only_hole: int | None) -> tuple[HoleMenu, ...]:
-    if only_hole is None:
-        return menus.holes
-    return tuple(m for m in menus.holes if m.hole == only_hole)
+def _menus_shown(menus: Menus, only_hole: int | None, view: RegionView | None = None,
+                 region: str | None = None) -> tuple[HoleMenu, ...]:
+    shown = menus.holes if only_hole is None else tuple(m for m in menus.holes if m.hole == only_hole)
+    if region is not None and view is not None:
+        shown = tuple(m for m in shown if view.hole_region.get(m.hole) == region)
+    return shown
 
 
-def show_json(workspace: Workspace, menus: Menus, only_hole: int | None = None) -> dict[str, Any]:
+def check_region(workspace: Workspace, region: str) -> RegionView:
+    """The sketch's regions, after checking that `region` is one of them."""
+    view = region_view(workspace.session.sketch)
+    if region not in view.roots:
+        names = ", ".join(view.names) or "none yet (choose the fusion first)"
+        raise UserError(f"the sketch has no region {show_value(region)}", where="--region",
+                        fix=f"its regions: {names}")
+    return view
+
+
+def show_json(workspace: Workspace, menus: Menus, only_hole: int | None = None,
+              region: str | None = None) -> dict[str, Any]:
     session = workspace.session
+    view = region_view(session.sketch)
     return {
         "format": "navigator-show",
         "version": JSON_VERSION,
@@ -100,7 +115,8 @@ def show_json(workspace: Workspace, menus: Menus, only_hole: int | None = None) 
         "blocked": menus.blocked,
         "open_holes": [h.id for h in session.sketch.holes()],
         "sketch": {"text": format_sketch(session.sketch), "expression": sketch_to_json(session.sketch)},
-        "holes": [hole_json(m, workspace.space.library) for m in _menus_shown(menus, only_hole)],
+        "holes": [{**hole_json(m, workspace.space.library), "region": view.hole_region.get(m.hole)}
+                  for m in _menus_shown(menus, only_hole, view, region)],
     }
 
 
@@ -124,12 +140,20 @@ def format_menu(menu: HoleMenu, library: Library | None = None, verbose: bool = 
     return lines
 
 
+_NO_HEADING = object()
+
+
 def _written(workspace: Workspace) -> str:
     return "expression" if workspace.is_problem else "schedule"
 
 
-def format_show(workspace: Workspace, menus: Menus, only_hole: int | None = None, verbose: bool = False) -> str:
+def format_show(workspace: Workspace, menus: Menus, only_hole: int | None = None, verbose: bool = False,
+                region: str | None = None, open_only: bool = False) -> str:
+    """The session's header, its sketch and the menus of its open holes. `region` keeps the
+    part of the sketch and the holes of one region; `open_only` leaves out the sketch and
+    lists the open holes grouped by region (for sketches with hundreds of holes)."""
     session = workspace.session
+    view = region_view(session.sketch)
     holes = session.sketch.holes()
     if session.complete:
         status = "complete"
@@ -144,11 +168,23 @@ def format_show(workspace: Workspace, menus: Menus, only_hole: int | None = None
         f"steps    {len(session.steps)} (undo: {'yes' if session.can_undo else 'no'}, "
         f"redo: {'yes' if session.can_redo else 'no'})",
         f"status   {status}",
-        "",
-        format_sketch(session.sketch),
     ]
-    for menu in _menus_shown(menus, only_hole):
+    if region is not None:
+        lines += ["", f"region {region}:"] + [format_sketch(root) for root in view.roots[region]]
+    elif not open_only:
+        lines += ["", format_sketch(session.sketch)]
+    heading: object = _NO_HEADING
+    shown = _menus_shown(menus, only_hole, view, region)
+    if open_only and region is None:  # program-wide holes first, then each region's in sketch order
+        order = {name: index for index, name in enumerate(view.names)}
+        shown = tuple(sorted(shown, key=lambda m: (order.get(view.hole_region.get(m.hole), -1), m.hole)))
+    for menu in shown:
         lines.append("")
+        if open_only and region is None:
+            named = view.hole_region.get(menu.hole)
+            if named != heading:
+                lines += [f"== {'region ' + named if named is not None else 'program-wide'}", ""]
+                heading = named
         lines.extend(format_menu(menu, workspace.space.library, verbose))
     if session.complete:
         what = _written(workspace)
