@@ -1,0 +1,122 @@
+"""Count the legal fusion groupings of a program without listing them.
+
+f(S) is the number of legal partitions of the ops outside S, for S a downward-closed op set
+(every predecessor of a member is a member); the answer is f(no ops), and f(all ops) = 1.
+A partition with an acyclic region graph has at least one source region (all its outside
+predecessors lie in S), and for any non-empty set the signed sum over its non-empty subsets
+is 1, so by inclusion-exclusion over the sources
+
+    f(S) = sum over non-empty collections T of disjoint legal regions that are ready at S
+           (every outside predecessor in S) of (-1)^(|T|+1) * f(S + union(T)).
+
+Collections with the same union reach the same state, so a small DP folds them into one signed
+coefficient per union. Each region's legality is `fusion.region_problem`, the validator's rule.
+docs/fusion-count.md explains the algorithm and its cost.
+"""
+
+from __future__ import annotations
+
+from fuseflow.budget import StepBudget
+from fuseflow.fusion import region_cannot_grow, region_problem
+from fuseflow.ir import Program
+
+#: Work while counting, in ops touched by each candidate region and each union folded.
+#: Polynomial for graphs of bounded width; a wide graph runs out with a ResourceError.
+MAX_COUNT_STEPS = 5_000_000
+_COUNT_FIX = ("split the program into smaller programs: counting fusion groupings grows with the number "
+              "of ops that can run side by side")
+
+
+def count_legal_groupings(program: Program) -> int:
+    """How many legal groupings `fusion.legal_groupings` would list, computed without listing them."""
+    return _Counter(program).total()
+
+
+class _Counter:
+    """Op sets are bit masks over the ops in program order (a topological order)."""
+
+    def __init__(self, program: Program):
+        self.program = program
+        self.names = [op.name for op in program.ops]
+        bit = {name: 1 << i for i, name in enumerate(self.names)}
+        graph = program.graph
+        self.preds = [sum(bit[p] for p in graph.predecessors(n)) for n in self.names]
+        self.neighbours = [self.preds[i] | sum(bit[s] for s in graph.successors(n))
+                           for i, n in enumerate(self.names)]
+        self.full = (1 << len(self.names)) - 1
+        self.steps = StepBudget(MAX_COUNT_STEPS, "steps counting fusion groupings",
+                                program.path or program.name, _COUNT_FIX)
+
+    def total(self) -> int:
+        """f(empty set), evaluated bottom-up with an explicit stack: a long chain of states
+        nests as deep as the program has ops."""
+        memo: dict[int, int] = {self.full: 1}
+        terms: dict[int, dict[int, int]] = {}
+        stack = [0]
+        while stack:
+            state = stack[-1]
+            if state in memo:
+                stack.pop()
+                continue
+            if state not in terms:
+                terms[state] = self._coefficients(state)
+                missing = [state | union for union in terms[state] if state | union not in memo]
+                if missing:
+                    stack.extend(missing)
+                    continue
+            memo[state] = sum(c * memo[state | union] for union, c in terms.pop(state).items())
+            stack.pop()
+        return memo[0]
+
+    def _coefficients(self, state: int) -> dict[int, int]:
+        """{union of T: sum of (-1)^(|T|+1) over the collections T with that union}, zeros dropped."""
+        signed = {0: -1}
+        for region in self._ready_regions(state):
+            for union, c in list(signed.items()):
+                if not union & region:
+                    self.steps.spend()
+                    signed[union | region] = signed.get(union | region, 0) - c
+        return {union: c for union, c in signed.items() if union and c}
+
+    def _ready_regions(self, state: int) -> list[int]:
+        """Legal regions R outside `state` whose outside predecessors all lie in it.
+
+        Such an R is exactly D - state for a downward-closed D above state, and is convex for
+        free (a path leaving R would need an op outside both to feed R). The candidates are
+        grown by adding ops in increasing position, each one only after all its predecessors,
+        so every D is visited once; connectivity and the region rules then filter them. A set
+        whose unification fails is not grown: every larger set fails too."""
+        n = len(self.names)
+        found = []
+        stack = [(0, 0)]  # (region so far, next position to consider)
+        while stack:
+            region, start = stack.pop()
+            covered = state | region
+            for i in range(start, n):
+                bit = 1 << i
+                if not covered & bit and self.preds[i] & ~covered == 0:
+                    self.steps.spend()
+                    if not region_cannot_grow(self.program, self._ops(region | bit)):
+                        found.append(region | bit)
+                        stack.append((region | bit, i + 1))
+        return [r for r in found if self._connected(r) and self._legal(r)]
+
+    def _connected(self, region: int) -> bool:
+        low = region & -region
+        seen = low
+        frontier = low
+        while frontier:
+            i = (frontier & -frontier).bit_length() - 1
+            frontier &= frontier - 1
+            new = self.neighbours[i] & region & ~seen
+            seen |= new
+            frontier |= new
+        return seen == region
+
+    def _legal(self, region: int) -> bool:
+        group = self._ops(region)
+        self.steps.spend(len(group))
+        return region_problem(self.program, group) is None
+
+    def _ops(self, region: int) -> tuple[str, ...]:
+        return tuple(name for i, name in enumerate(self.names) if region >> i & 1)
