@@ -16,6 +16,8 @@ docs/fusion-count.md explains the algorithm and its cost.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from fuseflow.budget import StepBudget
 from fuseflow.fusion import region_cannot_grow, region_problem
 from fuseflow.ir import Program
@@ -27,16 +29,22 @@ _COUNT_FIX = ("split the program into smaller programs: counting fusion grouping
               "of ops that can run side by side")
 
 
-def count_legal_groupings(program: Program) -> int:
-    """How many legal groupings `fusion.legal_groupings` would list, computed without listing them."""
-    return _Counter(program).total()
+def count_legal_groupings(program: Program,
+                          weight: Callable[[tuple[str, ...]], int] | None = None) -> int:
+    """How many legal groupings `fusion.legal_groupings` would list, computed without listing them.
+
+    With `weight` (a region's ops, in program order -> a number), the sum over the groupings of
+    the product of their regions' weights instead: the schedule space's closed form
+    (fuseflow.space_size) with each region weighted by its schedules."""
+    return _Counter(program, weight).total()
 
 
 class _Counter:
     """Op sets are bit masks over the ops in program order (a topological order)."""
 
-    def __init__(self, program: Program):
+    def __init__(self, program: Program, weight: Callable[[tuple[str, ...]], int] | None):
         self.program = program
+        self.weight = weight
         self.names = [op.name for op in program.ops]
         bit = {name: 1 << i for i, name in enumerate(self.names)}
         graph = program.graph
@@ -69,13 +77,16 @@ class _Counter:
         return memo[0]
 
     def _coefficients(self, state: int) -> dict[int, int]:
-        """{union of T: sum of (-1)^(|T|+1) over the collections T with that union}, zeros dropped."""
+        """{union of T: sum of (-1)^(|T|+1) * (product of T's weights) over the collections T with
+        that union}, zeros dropped. Adding a region to a collection flips its sign; visiting the
+        regions once each, against a snapshot, builds every collection once."""
         signed = {0: -1}
         for region in self._ready_regions(state):
+            w = 1 if self.weight is None else self.weight(self._ops(region))
             for union, c in list(signed.items()):
                 if not union & region:
                     self.steps.spend()
-                    signed[union | region] = signed.get(union | region, 0) - c
+                    signed[union | region] = signed.get(union | region, 0) - c * w
         return {union: c for union, c in signed.items() if union and c}
 
     def _ready_regions(self, state: int) -> list[int]:
