@@ -16,7 +16,10 @@ docs/fusion-count.md explains the algorithm and its cost.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+
+import networkx as nx
 
 from fuseflow.budget import StepBudget
 from fuseflow.fusion import region_cannot_grow, region_problem
@@ -36,24 +39,31 @@ def count_legal_groupings(program: Program,
     With `weight` (a region's ops, in program order -> a number), the sum over the groupings of
     the product of their regions' weights instead: the schedule space's closed form
     (fuseflow.space_size) with each region weighted by its schedules."""
-    return _Counter(program, weight).total()
+    # A region is connected, so it lies in one weakly connected part of the op graph, and parts
+    # share no edges: the groupings of the whole are the products of the parts' groupings.
+    steps = StepBudget(MAX_COUNT_STEPS, "steps counting fusion groupings", program.path or program.name,
+                       _COUNT_FIX)
+    parts = [sorted(part, key=program.op_position.__getitem__)
+             for part in nx.weakly_connected_components(program.graph)]
+    return math.prod(_Counter(program, part, weight, steps).total() for part in parts)
 
 
 class _Counter:
-    """Op sets are bit masks over the ops in program order (a topological order)."""
+    """Counts the groupings of one part of the op graph. Op sets are bit masks over its ops in
+    program order (a topological order)."""
 
-    def __init__(self, program: Program, weight: Callable[[tuple[str, ...]], int] | None):
+    def __init__(self, program: Program, names: list[str], weight: Callable[[tuple[str, ...]], int] | None,
+                 steps: StepBudget):
         self.program = program
         self.weight = weight
-        self.names = [op.name for op in program.ops]
+        self.names = names  # one weakly connected part of the op graph, in program order
         bit = {name: 1 << i for i, name in enumerate(self.names)}
         graph = program.graph
         self.preds = [sum(bit[p] for p in graph.predecessors(n)) for n in self.names]
         self.neighbours = [self.preds[i] | sum(bit[s] for s in graph.successors(n))
                            for i, n in enumerate(self.names)]
         self.full = (1 << len(self.names)) - 1
-        self.steps = StepBudget(MAX_COUNT_STEPS, "steps counting fusion groupings",
-                                program.path or program.name, _COUNT_FIX)
+        self.steps = steps
 
     def total(self) -> int:
         """f(empty set), evaluated bottom-up with an explicit stack: a long chain of states

@@ -149,19 +149,27 @@ def test_a_deep_residual_gcn_counts_what_its_layers_compose_to():
     assert all(later > earlier for earlier, later in zip(counts, counts[1:]))
 
 
-def wide_program(width: int) -> str:
-    lines = ['name = "wide"', "[dims]", "N = 4", "[tensors]", 'X = { shape = ["N", "N"], source = "random" }']
-    lines += [f'[[ops]]\nname = "w{k}"\nexpr = "T{k}(i,j) = exp(X(i,j))"' for k in range(width)]
+def fan_out_program(width: int) -> str:
+    """One op read by `width` ops: the hub fuses with any subset of them, 2**width groupings."""
+    lines = ['name = "fan"', "[dims]", "N = 4", "[tensors]", 'X = { shape = ["N", "N"], source = "random" }',
+             '[[ops]]\nname = "hub"\nexpr = "H(i,j) = exp(X(i,j))"']
+    lines += [f'[[ops]]\nname = "w{k}"\nexpr = "T{k}(i,j) = relu(H(i,j))"' for k in range(width)]
     return "\n".join(lines) + "\n"
+
+
+def test_a_fan_out_counts_every_subset_of_consumers_the_hub_fuses_with():
+    assert count_legal_groupings(parse_program(fan_out_program(10), "fan.toml")) == 2 ** 10
 
 
 def test_a_wide_graph_runs_out_of_steps_with_a_user_error(monkeypatch):
     monkeypatch.setattr(fusion_count, "MAX_COUNT_STEPS", 20_000)
     with pytest.raises(ResourceError, match="steps counting fusion groupings") as info:
-        count_legal_groupings(parse_program(wide_program(24), "wide.toml"))
-    assert info.value.where == "wide.toml" and "split the program" in info.value.fix
+        count_legal_groupings(parse_program(fan_out_program(24), "fan.toml"))
+    assert info.value.where == "fan.toml" and "split the program" in info.value.fix
 
 
-def test_independent_ops_count_one_grouping():
-    # Ops that share only an input never fuse (a region must be connected): one grouping.
-    assert count_legal_groupings(parse_program(wide_program(6), "wide.toml")) == 1
+def test_unconnected_parts_multiply():
+    # Ops that share only an input never fuse (a region must be connected); each part is counted
+    # on its own, so 30 independent ops cost no more than one.
+    lines = [elementwise_chain(4)] + [f'[[ops]]\nname = "s{k}"\nexpr = "S{k}(i,j) = exp(T0(i,j))"' for k in range(30)]
+    assert count_legal_groupings(parse_program("\n".join(lines), "parts.toml")) == 2 ** 3
