@@ -62,6 +62,16 @@ def _region_problem(program: Program, group: tuple[str, ...] | list[str]) -> str
     return _second_pass_problem(program, region, sub)
 
 
+def region_cannot_grow(program: Program, group: tuple[str, ...] | list[str]) -> bool:
+    """True when no set of ops holding `group` can be a region: unification already merges two
+    variables of one op, and adding ops only adds merges (fuseflow.fusion_count prunes with it)."""
+    try:
+        unify_region(program, tuple(group))
+    except UnificationError:
+        return True
+    return False
+
+
 def _is_convex(program: Program, members: set[str]) -> bool:
     """No path leaves the group and comes back. Ops are listed in dependency order, so such a
     path only visits ops before the group's last one: the search stays inside that span."""
@@ -208,6 +218,13 @@ def cyclic_groups_problem(program: Program, grouping) -> str | None:
 
 
 def count_groupings(program: Program) -> int:
+    """How many legal groupings there are, counted without listing them (fuseflow.fusion_count)."""
+    from fuseflow.fusion_count import count_legal_groupings  # it builds on this module's rules
+    return count_legal_groupings(program)
+
+
+def enumerated_count(program: Program) -> int:
+    """The same number by listing every grouping: the brute force the counter is tested against."""
     return sum(1 for _ in legal_groupings(program))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fuseflow.binding import Binding
 from fuseflow.bounds import ScheduleBound
 from fuseflow.cost import schedule_cost
-from fuseflow.fusion import fully_fused, legal_groupings, unfused
+from fuseflow.fusion import count_groupings, fully_fused, legal_groupings, unfused
 from fuseflow.hardware import Hardware
 from fuseflow.ir import Program, unify_region
 from fuseflow.orders import OrderSpace, default_order
@@ -38,7 +38,7 @@ def program_summary(program: Program, binding: Binding, hw: Hardware, dense_fixe
         "dims": dict(binding.extents),
         "ops": [{"name": op.name, "expr": str(op.statement), "reduce": op.reduce} for op in program.ops],
         "groupings": {
-            "count": len(groupings),
+            "count": count_groupings(program),  # the listing above names the regions; the count needs none
             "unfused": [list(g) for g in unfused(program)],
             "fully_fused": [list(g) for g in fused] if fused else None,
         },
