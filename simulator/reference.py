@@ -205,7 +205,19 @@ _FUNCS = {
     "exp": np.exp,
     "log": np.log,
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "sqrt": np.sqrt,
+    "rsqrt": lambda x: safe_divide(1.0, np.sqrt(x)),
+    "tanh": np.tanh,
+    "gelu": lambda x: gelu(x),
 }
+#: sqrt(2 / pi), the slope inside gelu's tanh form.
+_GELU_SLOPE = math.sqrt(2.0 / math.pi)
+
+
+def gelu(x):
+    """GELU in its tanh form (GPT-2, BERT): 0.5·x·(1 + tanh(sqrt(2/pi)·(x + 0.044715·x³))).
+    It differs from the erf form x·Φ(x) by less than 1e-3 everywhere."""
+    return 0.5 * x * (1.0 + np.tanh(_GELU_SLOPE * (x + 0.044715 * x * x * x)))
 
 
 def apply_function(name: str, x):
