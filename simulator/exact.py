@@ -157,10 +157,15 @@ def _evaluate(op: OpPlan, expr, vals, leaf_stream, record: _Recorder, chain, par
         if isinstance(e, Const):
             return None
         pid = op.alus[id(e)]
-        if isinstance(e, Call):
-            out = alu(lambda x, f=e.func: float(apply_function(f, np.float64(x))), go(e.arg))
-        elif isinstance(e, Neg):
-            out = alu(lambda x: -x, go(e.arg))
+        if isinstance(e, (Call, Neg)):
+            fn = (lambda x, f=e.func: float(apply_function(f, np.float64(x)))) if isinstance(e, Call) else \
+                (lambda x: -x)
+            arg = go(e.arg)
+            if arg is None:     # exp(1), -(2): a constant, produced once per point like 2 * 3
+                value = fn(e.arg.value)
+                out = alu(lambda _: value, leaf_stream)
+            else:
+                out = alu(fn, arg)
         else:
             lhs, rhs = go(e.lhs), go(e.rhs)
             if lhs is None and rhs is None:
