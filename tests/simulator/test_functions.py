@@ -79,9 +79,9 @@ def test_domain_edges_follow_the_language_rules():
         assert FUNCTIONS[name] and apply_function(name, np.float64(0.0)) == 0.0
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(name=st.sampled_from(NEW_FUNCTIONS),
-       scale=st.floats(-1e3, 1e3, allow_nan=False).filter(lambda s: s == 0 or abs(s) > 1e-6),
+       scale=st.floats(-1e3, 1e3, allow_nan=False),
        seed=st.integers(0, 2**16), policy=st.sampled_from(["stream", "accumulate"]))
 def test_any_finite_input_executors_match_the_reference(name, scale, seed, policy):
     """Random data in [-1, 1) times any finite scale, under a random legal schedule: both
