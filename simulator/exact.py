@@ -211,8 +211,10 @@ def _reduce(plan: RegionPlan, op: OpPlan, edge, stream: list, merged_paths) -> t
     totals: dict[tuple, float] = {}
     for tkey, group in groups.items():
         if is_max:
-            best = max(group.values())
-            totals[tkey] = max(best, 0.0) if len(group) < full else best
+            # np.max over the values (and the unstored zeros): a NaN anywhere makes the max NaN,
+            # which Python's max would keep or drop depending on where it sits.
+            values = list(group.values()) + ([0.0] if len(group) < full else [])
+            totals[tkey] = float(np.max(values))
         else:
             totals[tkey] = float(sum(group.values()))
     return levels, emit_tree(levels, lambda p: totals.get(p, 0.0))

@@ -174,3 +174,38 @@ def test_constants_anywhere_in_an_expression(expr):
     for schedule in _schedules(program, binding, 3, 5):
         for policy in ("stream", "accumulate"):
             check_contract(program, binding, data, schedule, policy)
+
+
+@pytest.mark.parametrize("expr", ["Y(i,j) = A(i,j) * sqrt(X(i,j))", "Y(i,j) = A(i,j) * log(X(i,j))",
+                                  "Y(i,j) = relu(X(i,j)) * sqrt(X(i,j)) + A(i,j) * exp(X(i,j) * 1000)",
+                                  "Y(i,k) = A(i,j) * rsqrt(X(j,k)) * 2"])
+def test_zero_times_nan_or_infinity_is_zero_everywhere(expr):
+    """0 * x is 0 even where x is NaN or infinite: an unstored zero of A annihilates the product
+    in the executors, and the reference and a stored zero (relu's) follow the same rule."""
+    text = _one_op(expr)
+    if "X(j,k)" in expr:
+        text = text.replace('X = { shape = ["N", "F"]', 'X = { shape = ["F", "F"]')
+    program = parse_program(text, "one_op.toml")
+    binding = bind(program)
+    data = materialize(program, binding, 1)
+    reference = evaluate_program(program, data.arrays, binding.extents)["Y"]
+    a = data.arrays["A"].toarray()
+    if "X(i,j)" in expr:
+        assert np.all(reference[a == 0] == 0) or "relu" in expr
+    for schedule in _schedules(program, binding, 3, 1):
+        for policy in ("stream", "accumulate"):
+            check_contract(program, binding, data, schedule, policy)
+
+
+@pytest.mark.parametrize("expr", ["m(i) = sqrt(X(i,j))", "m(i) = A(i,j) * log(X(i,j))"])
+@pytest.mark.parametrize("reduce", ["max", "sum"])
+def test_a_nan_in_a_reduction_makes_it_nan_in_both_executors(expr, reduce):
+    """Python's max keeps or drops a NaN depending on where it sits; the reducer must not."""
+    program = parse_program(_one_op(expr) + f'reduce = "{reduce}"\n', "one_op.toml")
+    binding = bind(program)
+    for seed in range(3):
+        data = materialize(program, binding, seed)
+        assert np.isnan(evaluate_program(program, data.arrays, binding.extents)["m"]).any()
+        for schedule in _schedules(program, binding, 2, seed):
+            for policy in ("stream", "accumulate"):
+                check_contract(program, binding, data, schedule, policy)
