@@ -1,9 +1,10 @@
 """The numpy/scipy reference: every op evaluated with dense semantics.
 
-Unstored entries are zero, `x / 0` is 0, `0 * x` is 0 even for a NaN or infinite x, and reductions (sum or max) run over the full index
-range. Dense arrays are used whenever the op's index space is small; products with one sparse
-two-level factor use scipy (a sparse-dense product, or the product sampled at the stored
-entries), so the reference also runs on graphs with millions of edges.
+Unstored entries are zero, `x / 0` is 0, `0 * x` is 0 even for a NaN or infinite x, and
+reductions (sum or max) run over the full index range. Dense arrays are used whenever the
+op's index space is small; products with one sparse two-level factor use scipy (a
+sparse-dense product, or the product sampled at the stored entries), so the reference also
+runs on graphs with millions of edges.
 
 Every result is a dense array, so an N x N output of a large graph needs N^2 * 8 bytes: each
 allocation is checked against the memory budget before it is made (`check_memory`).
@@ -240,8 +241,10 @@ def safe_multiply(a, b):
     """a * b, with 0 * anything = 0 (also 0 * NaN and 0 * inf): an unstored zero annihilates the
     product whatever the other factor holds, as in every sparse executor."""
     with np.errstate(all="ignore"):
-        product = np.multiply(a, b)
-    return np.where((np.asarray(a) == 0) | (np.asarray(b) == 0), 0.0, product)
+        product = np.asarray(np.multiply(a, b))
+    if not np.isfinite(product).all():   # only a NaN or an infinity survives a zero factor
+        np.copyto(product, 0.0, where=(np.asarray(a) == 0) | (np.asarray(b) == 0))
+    return product
 
 
 def safe_divide(a, b):
