@@ -23,13 +23,22 @@ import re
 from dataclasses import dataclass
 
 # Element-wise functions: name -> whether f(0) == 0, which decides if it keeps sparsity.
+# rsqrt(0) is 0 because the language defines x / 0 as 0 (rsqrt(x) == 1 / sqrt(x) everywhere).
 FUNCTIONS: dict[str, bool] = {
     "relu": True,
     "neg": True,
     "exp": False,
     "log": False,
     "sigmoid": False,
+    "sqrt": True,
+    "rsqrt": True,
+    "tanh": True,
+    "gelu": True,
 }
+#: Arithmetic operations one call counts for in FLOPs (cost model and simulator alike). A function
+#: a special-function unit evaluates (exp, log, sigmoid, sqrt, rsqrt, tanh) counts one; gelu, in its
+#: tanh form 0.5·x·(1 + tanh(0.79788456·(x + 0.044715·x³))), is that tanh and eight more operations.
+FUNCTION_FLOPS: dict[str, int] = {name: 1 for name in FUNCTIONS} | {"gelu": 9}
 BINARY_OPS = ("+", "-", "*", "/")
 
 #: Levels of nesting in one expression: each parenthesis, function call and unary minus adds
@@ -143,7 +152,9 @@ def flops_per_point(expr: Expr) -> int:
     """Arithmetic operations one evaluation of the expression performs."""
     if isinstance(expr, (Access, Const)):
         return 0
-    if isinstance(expr, (Call, Neg)):
+    if isinstance(expr, Call):
+        return FUNCTION_FLOPS[expr.func] + flops_per_point(expr.arg)
+    if isinstance(expr, Neg):
         return 1 + flops_per_point(expr.arg)
     return 1 + flops_per_point(expr.lhs) + flops_per_point(expr.rhs)
 

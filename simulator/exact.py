@@ -157,10 +157,15 @@ def _evaluate(op: OpPlan, expr, vals, leaf_stream, record: _Recorder, chain, par
         if isinstance(e, Const):
             return None
         pid = op.alus[id(e)]
-        if isinstance(e, Call):
-            out = alu(lambda x, f=e.func: float(apply_function(f, np.float64(x))), go(e.arg))
-        elif isinstance(e, Neg):
-            out = alu(lambda x: -x, go(e.arg))
+        if isinstance(e, (Call, Neg)):
+            fn = (lambda x, f=e.func: float(apply_function(f, np.float64(x)))) if isinstance(e, Call) else \
+                (lambda x: -x)
+            arg = go(e.arg)
+            if arg is None:     # exp(1), -(2): a constant, produced once per point like 2 * 3
+                value = fn(e.arg.value)
+                out = alu(lambda _: value, leaf_stream)
+            else:
+                out = alu(fn, arg)
         else:
             lhs, rhs = go(e.lhs), go(e.rhs)
             if lhs is None and rhs is None:
@@ -206,8 +211,10 @@ def _reduce(plan: RegionPlan, op: OpPlan, edge, stream: list, merged_paths) -> t
     totals: dict[tuple, float] = {}
     for tkey, group in groups.items():
         if is_max:
-            best = max(group.values())
-            totals[tkey] = max(best, 0.0) if len(group) < full else best
+            # np.max over the values (and the unstored zeros): a NaN anywhere makes the max NaN,
+            # which Python's max would keep or drop depending on where it sits.
+            values = list(group.values()) + ([0.0] if len(group) < full else [])
+            totals[tkey] = float(np.max(values))
         else:
             totals[tkey] = float(sum(group.values()))
     return levels, emit_tree(levels, lambda p: totals.get(p, 0.0))

@@ -1,9 +1,10 @@
 """The numpy/scipy reference: every op evaluated with dense semantics.
 
-Unstored entries are zero, `x / 0` is 0, and reductions (sum or max) run over the full index
-range. Dense arrays are used whenever the op's index space is small; products with one sparse
-two-level factor use scipy (a sparse-dense product, or the product sampled at the stored
-entries), so the reference also runs on graphs with millions of edges.
+Unstored entries are zero, `x / 0` is 0, `0 * x` is 0 even for a NaN or infinite x, and
+reductions (sum or max) run over the full index range. Dense arrays are used whenever the
+op's index space is small; products with one sparse two-level factor use scipy (a
+sparse-dense product, or the product sampled at the stored entries), so the reference also
+runs on graphs with millions of edges.
 
 Every result is a dense array, so an N x N output of a large graph needs N^2 * 8 bytes: each
 allocation is checked against the memory budget before it is made (`check_memory`).
@@ -62,7 +63,9 @@ def evaluate_op(program: Program, op: Op, values: dict, extents: dict[str, int])
     # the result and one working copy of it (a transpose, a sum's output, a scaled product)
     _check_bytes(op, 2 * 8 * math.prod(ext[v] for v in out_vars), f"a dense {_dense_size(ext, out_vars)} result")
     factors = _product_factors(op.expr)
-    if op.reduce == "sum" and factors is not None:
+    # The product kernels multiply by IEEE rules (0 * NaN is NaN); with a NaN or an infinity in
+    # a factor only the element-wise path below gives the language's 0 * anything = 0.
+    if op.reduce == "sum" and factors is not None and _all_finite(factors, values):
         sparse = [f for f in factors if isinstance(f, Access) and sp.issparse(values[f.tensor])]
         if len(sparse) == 1 and len(sparse[0].indices) == 2:
             result = _sparse_product(op, factors, sparse[0], values, ext, out_vars)
@@ -82,6 +85,15 @@ def evaluate_op(program: Program, op: Op, values: dict, extents: dict[str, int])
     if axes:
         full = full.max(axis=axes) if op.reduce == "max" else full.sum(axis=axes)
     return np.array(full, dtype=np.float64)
+
+
+def _all_finite(factors, values) -> bool:
+    for f in factors:
+        if isinstance(f, Access):
+            value = values[f.tensor]
+            if not np.isfinite(value.data if sp.issparse(value) else np.asarray(value)).all():
+                return False
+    return True
 
 
 def _nodes(expr: Expr) -> int:
@@ -205,12 +217,34 @@ _FUNCS = {
     "exp": np.exp,
     "log": np.log,
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "sqrt": np.sqrt,
+    "rsqrt": lambda x: safe_divide(1.0, np.sqrt(x)),
+    "tanh": np.tanh,
+    "gelu": lambda x: gelu(x),
 }
+#: sqrt(2 / pi), the slope inside gelu's tanh form.
+_GELU_SLOPE = math.sqrt(2.0 / math.pi)
+
+
+def gelu(x):
+    """GELU in its tanh form (GPT-2, BERT): 0.5·x·(1 + tanh(sqrt(2/pi)·(x + 0.044715·x³))).
+    It differs from the erf form x·Φ(x) by less than 1e-3 everywhere."""
+    return 0.5 * x * (1.0 + np.tanh(_GELU_SLOPE * (x + 0.044715 * x * x * x)))
 
 
 def apply_function(name: str, x):
     with np.errstate(all="ignore"):
         return _FUNCS[name](x)
+
+
+def safe_multiply(a, b):
+    """a * b, with 0 * anything = 0 (also 0 * NaN and 0 * inf): an unstored zero annihilates the
+    product whatever the other factor holds, as in every sparse executor."""
+    with np.errstate(all="ignore"):
+        product = np.asarray(np.multiply(a, b))
+    if not np.isfinite(product).all():   # only a NaN or an infinity survives a zero factor
+        np.copyto(product, 0.0, where=(np.asarray(a) == 0) | (np.asarray(b) == 0))
+    return product
 
 
 def safe_divide(a, b):
@@ -241,5 +275,5 @@ def _broadcast(expr: Expr, order: tuple[str, ...], values, ext):
     if expr.op == "-":
         return lhs - rhs
     if expr.op == "*":
-        return lhs * rhs
+        return safe_multiply(lhs, rhs)
     return safe_divide(lhs, rhs)

@@ -192,5 +192,5 @@ def scalar(op: str, a: float, b: float) -> float:
     if op == "-":
         return a - b
     if op == "*":
-        return a * b
+        return 0.0 if a == 0 or b == 0 else a * b    # 0 * NaN is 0, as for an unstored zero
     return a / b if b != 0 else 0.0

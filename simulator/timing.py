@@ -85,7 +85,7 @@ def region_timing(plan: RegionPlan, counts: dict[int, Counts], traffic_bytes: fl
             compute, slowest = cycles, prim.describe()
         if prim.kind == "alu":
             path = plan.op(prim.op).chain
-            executed += c.tiles * math.prod(plan.coarsen.get(v, 1) for v in path)
+            executed += prim.flops * c.tiles * math.prod(plan.coarsen.get(v, 1) for v in path)
     memory = traffic_bytes / hw.memory_bytes_per_cycle
     arithmetic = executed / hw.peak_ops_per_cycle
     fill = hw.pipeline_fill_cycles + longest_path(plan)

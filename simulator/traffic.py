@@ -67,10 +67,10 @@ def region_traffic(plan: RegionPlan, run: RegionRun, memory: dict, written: dict
 
 
 def region_counters(plan: RegionPlan, run: RegionRun, written: dict) -> dict[str, int]:
-    """ops: ALU operations; reductions: accumulations in reducers; reads and writes of values
+    """ops: ALU operations (a gelu counts as its 9); reductions: accumulations in reducers; reads and writes of values
     and coordinates at the memory boundary."""
-    kinds = {p.pid: p.kind for p in plan.primitives}
-    ops = sum(c.data for pid, c in run.counts.items() if kinds[pid] == "alu")
+    alus = {p.pid: p.flops for p in plan.primitives if p.kind == "alu"}
+    ops = sum(c.data * alus[pid] for pid, c in run.counts.items() if pid in alus)
     reductions = 0
     for op in plan.ops:
         for edge in op.edges:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fuseflow.expr import Access, Call, Const, Expr, Neg
+from fuseflow.expr import FUNCTION_FLOPS, Access, Call, Const, Expr, Neg
 from fuseflow.ir import Program, Region, unify_region
 from fuseflow.lower.contexts import Contexts, eliminated_modes, region_contexts
 from fuseflow.lower.filters import demand_filters, filter_inputs
@@ -56,6 +56,7 @@ class Primitive:
     label: str
     inputs: tuple[int, ...] = ()
     var: str | None = None
+    flops: int = 1                # arithmetic operations per value an ALU computes (gelu counts 9)
 
     def describe(self) -> str:
         """`p6 (the level iterator dense f [0,1433) of aggregate1)`: the name `eval --graph` lists it by."""
@@ -148,9 +149,10 @@ class _Builder:
     def __init__(self):
         self.primitives: list[Primitive] = []
 
-    def add(self, kind: str, op: str | None, label: str, inputs=(), var=None) -> int:
+    def add(self, kind: str, op: str | None, label: str, inputs=(), var=None, flops: int = 1) -> int:
         pid = len(self.primitives)
-        self.primitives.append(Primitive(pid, kind, op, label, tuple(i for i in inputs if i is not None), var))
+        self.primitives.append(Primitive(pid, kind, op, label, tuple(i for i in inputs if i is not None), var,
+                                         flops))
         return pid
 
 
@@ -361,7 +363,8 @@ def _plan_op(builder: _Builder, program, region, name, op, chain, inputs, keys, 
         if isinstance(expr, (Call, Neg)):
             arg = alu(expr.arg)
             label = expr.func if isinstance(expr, Call) else "neg"
-            pid = builder.add("alu", name, f"alu {label}", (arg,), chain[-1])
+            flops = FUNCTION_FLOPS[expr.func] if isinstance(expr, Call) else 1
+            pid = builder.add("alu", name, f"alu {label}", (arg,), chain[-1], flops)
         else:
             lhs, rhs = alu(expr.lhs), alu(expr.rhs)
             consts = [str(e) for e in (expr.lhs, expr.rhs) if isinstance(e, Const)]
