@@ -82,12 +82,14 @@ def test_batch_end_to_end_with_failures_as_data(nav, tmp_path):
 def test_timeouts_and_retry_in_process(cli, gcn_samples, tmp_path):
     summary = cli.json("batch", str(gcn_samples), "--program", "gcn", "--out", "t.jsonl", "--jobs", "2",
                        "--timeout", "0.001", "--no-progress", schema="batch-summary", code=1)
-    assert summary["failures"] == {"timeout": 8}
+    # Nearly every evaluation misses 1 ms; under load one may still slip through, so count.
+    timeouts = summary["failures"].get("timeout", 0)
+    assert set(summary["failures"]) == {"timeout"} and timeouts >= 1 and timeouts + summary["ok"] == 8
     records = read_records(tmp_path / "t.jsonl")
-    assert {r["error"]["message"] for r in records} == {"did not finish within 0.001 s"}
+    assert {r["error"]["message"] for r in records if r["status"] != "ok"} == {"did not finish within 0.001 s"}
     retried = cli.json("batch", str(gcn_samples), "--program", "gcn", "--out", "t.jsonl", "--jobs", "2",
                        "--retry-failed", "--no-progress", schema="batch-summary")
-    assert retried["evaluated"] == 8 and retried["ok"] == 8 and retried["failed_total"] == 0
+    assert retried["evaluated"] == timeouts and retried["ok"] == timeouts and retried["failed_total"] == 0
     latest = {r["key"]: r for r in read_records(tmp_path / "t.jsonl")}  # the last record of a key wins
     assert len(latest) == 8 and all(r["status"] == "ok" for r in latest.values())
 
