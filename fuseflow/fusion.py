@@ -19,6 +19,7 @@ import networkx as nx
 
 from fuseflow.budget import StepBudget
 from fuseflow.ir import MAX_VARS, Program, UnificationError, unify_region
+from fuseflow.memo import BoundedMemo
 
 Grouping = tuple[tuple[str, ...], ...]
 
@@ -33,7 +34,9 @@ _FUSION_FIX = ("split the program into smaller programs: the fusion groupings gr
 
 def region_problem(program: Program, group: tuple[str, ...] | list[str]) -> str | None:
     """Why a set of ops cannot be one fused region, or None when it can."""
-    cache = program.memo.setdefault("region_problems", {})
+    cache = program.memo.get("region_problems")
+    if cache is None:
+        cache = program.memo["region_problems"] = BoundedMemo()
     key = frozenset(group)
     if key not in cache:
         cache[key] = _region_problem(program, group)

@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # imported where used: a program parses without loading netwo
     import networkx as nx
 
 from fuseflow.expr import Access, Expr, Statement, accesses, flops_per_point
+from fuseflow.memo import BoundedMemo
 
 DENSE = "dense"
 COMPRESSED = "compressed"
@@ -211,7 +212,9 @@ class UnificationError(ValueError):
 
 def unify_region(program: Program, ops: list[str] | tuple[str, ...]) -> Region:
     """Merge index variables along producer/consumer edges inside the group of ops."""
-    cache = program.memo.setdefault("regions", {})
+    cache = program.memo.get("regions")
+    if cache is None:
+        cache = program.memo["regions"] = BoundedMemo()
     key = frozenset(ops)
     if key not in cache:
         try:
