@@ -20,6 +20,14 @@ class Key:
     meaning: str
 
 
+#: a region's schedule: the same keys in the single-region form and in each entry of `regions`
+_REGION_SCHEDULE = (
+    Key("dataflow-ordering", "string", 'the loop order; `""` is the default order'),
+    Key("stream-parallelizer", "object", "the parallel factors"),
+    Key("stream-vectorizer", "object", "stream shape and block-sparse mode"),
+)
+_SPARSE_ANNOTATIONS = Key("sparse-annotations", "object", "tensor name -> whether it is sparse (Honeybee); checked")
+
 #: level -> its keys. Every schedule key is in one of these tables (docs/schedule-json.md prints them).
 KNOWN_KEYS: dict[str, tuple[Key, ...]] = {
     "multi-region": (
@@ -28,20 +36,10 @@ KNOWN_KEYS: dict[str, tuple[Key, ...]] = {
         Key("program", "string", "the program's name; checked"),
         Key("fusion", "list", "the fusion groups; equal to the regions' op lists when given"),
         Key("regions", "list", "one object per fused region"),
-        Key("sparse-annotations", "object", "tensor name -> whether it is sparse (Honeybee); checked"),
+        _SPARSE_ANNOTATIONS,
     ),
-    "single-region": (
-        Key("dataflow-ordering", "string", 'the loop order; `""` is the default order'),
-        Key("stream-parallelizer", "object", "the parallel factors"),
-        Key("stream-vectorizer", "object", "stream shape and block-sparse mode"),
-        Key("sparse-annotations", "object", "tensor name -> whether it is sparse (Honeybee); checked"),
-    ),
-    "region": (
-        Key("ops", "list", "the region's ops"),
-        Key("dataflow-ordering", "string", 'the loop order; `""` is the default order'),
-        Key("stream-parallelizer", "object", "the parallel factors"),
-        Key("stream-vectorizer", "object", "stream shape and block-sparse mode"),
-    ),
+    "single-region": (*_REGION_SCHEDULE, _SPARSE_ANNOTATIONS),
+    "region": (Key("ops", "list", "the region's ops"), *_REGION_SCHEDULE),
     "stream-parallelizer": (
         Key("par_factors", "list", "one factor per loop level, outermost first"),
         Key("stream-level", "integer", "Honeybee's single-level form: a level (0 is the outermost) ..."),
