@@ -1,8 +1,10 @@
 """Program facts for the navigator: the Honeybee fact program (`*.hb.toml`) of a tensor program.
 
-The facts state what fuseflow.schedule allows for this program and binding: its legal
-fusion groupings, each region's loop variables and legal orders, the parallel factors
-and stream shapes each loop variable admits, and where block-sparse mode is possible.
+The facts state what fuseflow.schedule allows for this program and binding: the fusion
+steps (fuseflow.fusion_steps: at each state, the regions that can hold the first op not yet
+placed), the named groupings offered as shortcuts (fuseflow.fusion_shortcuts), each region's
+loop variables and legal orders, the parallel factors and stream shapes each loop variable
+admits, and where block-sparse mode is possible.
 The scheduling library (library/fuseflow.hblib.toml) reads only these facts, so the
 navigator never restates a rule of its own.
 
@@ -16,12 +18,10 @@ from dataclasses import dataclass, field
 
 from fuseflow.binding import Binding
 from fuseflow.budget import StepBudget
-from fuseflow.fusion import legal_groupings
+from fuseflow.fusion_shortcuts import fusion_steps, is_default_step, offered_shortcuts
 from fuseflow.ir import Program, Region, unify_region
 from fuseflow.orders import OrderSpace, default_order
-from fuseflow.schedule import (Level, allowed_par_factors, allowed_stream_shapes, block_sparse_choices,
-                               default_grouping)
-from fuseflow.fusion import canonical
+from fuseflow.schedule import Level, allowed_par_factors, allowed_stream_shapes, block_sparse_choices
 
 GOAL_TYPE = "Schedule"
 
@@ -115,22 +115,37 @@ def program_facts(program: Program, binding: Binding) -> FactProgram:
     budget = StepBudget(MAX_FACTS, "facts for the navigator", program.path or program.name, _FACTS_FIX)
     facts = FactProgram(goal=(GOAL_TYPE, {"program": program.name}), budget=budget)
     facts.add("Program", name=program.name)
-    default = canonical(program, default_grouping(program))
-    regions: dict[tuple[str, ...], Region] = {}
+    regions: dict[tuple[str, ...], None] = {}
+    fusion_facts(facts, program, regions)
     most = 0
-    for grouping in legal_groupings(program):
+    for name, grouping in offered_shortcuts(program).items():
         gid = grouping_id(grouping)
-        facts.add("LegalGrouping", program=program.name, grouping=gid, regions=len(grouping),
-                  is_default=grouping == default)
+        facts.add("Shortcut", program=program.name, name=name, grouping=gid, regions=len(grouping))
         for index, group in enumerate(grouping):
             facts.add("GroupRegion", grouping=gid, index=index, region=region_id(group))
             regions.setdefault(group, None)
         most = max(most, len(grouping))
     for group in regions:
         region = unify_region(program, group)
-        regions[group] = region
         most = max(most, len(region.vars))
         region_facts(facts, region, binding)
     for n in range(most):
         facts.add("Succ", n=n, next=n + 1)
     return facts
+
+
+def fusion_facts(facts: FactProgram, program: Program, regions: dict[tuple[str, ...], None]) -> None:
+    """FusionStart, one FusionStep per region offered at each reachable state, and FusionEnd;
+    adds the regions to `regions`."""
+    steps = fusion_steps(program)
+    states = steps.reachable()
+    facts.add("FusionStart", program=program.name, state=steps.state_id(states[0]))
+    for state in states:
+        sid = steps.state_id(state)
+        if state.done:
+            facts.add("FusionEnd", state=sid)
+            continue
+        for step in steps.steps(state):
+            facts.add("FusionStep", state=sid, region=region_id(step.region), next=steps.state_id(step.next),
+                      is_default=is_default_step(program, steps, state, step))
+            regions.setdefault(step.region, None)

@@ -20,6 +20,7 @@ import networkx as nx
 from fuseflow.budget import StepBudget
 from fuseflow.ir import MAX_VARS, Program, UnificationError, unify_region
 from fuseflow.memo import BoundedMemo
+from fuseflow.op_masks import OpMasks, bits, mask_of, op_masks
 
 Grouping = tuple[tuple[str, ...], ...]
 
@@ -50,10 +51,11 @@ def _region_problem(program: Program, group: tuple[str, ...] | list[str]) -> str
         return f"unknown op(s) {', '.join(sorted(unknown))}"
     if not members:
         return "a region must hold at least one op"
-    sub = program.graph.subgraph(members)
-    if not nx.is_weakly_connected(sub):
+    masks = op_masks(program)
+    mask = mask_of(program, members)
+    if not masks.is_connected(mask):
         return f"ops {sorted(members)} are not connected"
-    if not _is_convex(program, members):
+    if masks.convex_closure(mask) != mask:
         return f"ops {sorted(members)} are not convex: a path leaves the region and re-enters it"
     try:
         region = unify_region(program, tuple(group))
@@ -62,7 +64,7 @@ def _region_problem(program: Program, group: tuple[str, ...] | list[str]) -> str
     if len(region.vars) > MAX_VARS:
         return (f"the region would have {len(region.vars)} loop variables, more than the {MAX_VARS} "
                 f"a region may have")
-    return _second_pass_problem(program, region, sub)
+    return _second_pass_problem(program, region, masks, mask)
 
 
 def region_cannot_grow(program: Program, group: tuple[str, ...] | list[str]) -> bool:
@@ -75,33 +77,17 @@ def region_cannot_grow(program: Program, group: tuple[str, ...] | list[str]) -> 
     return False
 
 
-def _is_convex(program: Program, members: set[str]) -> bool:
-    """No path leaves the group and comes back. Ops are listed in dependency order, so such a
-    path only visits ops before the group's last one: the search stays inside that span."""
-    position = program.op_position
-    last = max(position[m] for m in members)
-    frontier = [s for m in members for s in program.graph.successors(m)
-                if s not in members and position[s] < last]
-    seen = set(frontier)
-    while frontier:
-        node = frontier.pop()
-        for succ in program.graph.successors(node):
-            if succ in members:
-                return False
-            if succ not in seen and position[succ] < last:
-                seen.add(succ)
-                frontier.append(succ)
-    return True
-
-
-def _second_pass_problem(program: Program, region, sub: nx.DiGraph) -> str | None:
+def _second_pass_problem(program: Program, region, masks: OpMasks, mask: int) -> str | None:
     """A single streaming pass cannot use a reduction's result inside that reduction's own loop
     (softmax's `exp(S(i,j) - max_j S(i,j))`): the consumer would need a second pass over j."""
+    names = [op.name for op in program.ops]
+    position = program.op_position
     # Variables reduced by some op upstream of each op, in one pass in program order.
     reduced_above: dict[str, set[str]] = {}
     for name in region.ops:
         above: set[str] = set()
-        for pred in sub.predecessors(name):
+        for i in bits(masks.pred[position[name]] & mask):
+            pred = names[i]
             above |= reduced_above[pred]
             above |= {region.op_vars[pred][v] for v in program.op_by_name[pred].reduction_vars}
         reduced_above[name] = above
@@ -109,7 +95,7 @@ def _second_pass_problem(program: Program, region, sub: nx.DiGraph) -> str | Non
         used = region.op_region_vars(consumer)
         if not used & reduced_above[consumer]:
             continue
-        for producer in nx.ancestors(sub, consumer):
+        for producer in (names[i] for i in bits(masks.anc[position[consumer]] & mask)):
             op = program.op_by_name[producer]
             reduced = {region.op_vars[producer][v] for v in op.reduction_vars}
             clash = sorted(used & reduced)

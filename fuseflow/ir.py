@@ -65,9 +65,9 @@ class Op:
     def expr(self) -> Expr:
         return self.statement.expr
 
-    @property
-    def inputs(self) -> list[Access]:
-        return accesses(self.statement.expr)
+    @cached_property
+    def inputs(self) -> tuple[Access, ...]:
+        return tuple(accesses(self.statement.expr))
 
     @property
     def output_vars(self) -> tuple[str, ...]:
@@ -82,7 +82,7 @@ class Op:
                     seen.append(var)
         return tuple(seen)
 
-    @property
+    @cached_property
     def vars(self) -> tuple[str, ...]:
         return self.output_vars + self.reduction_vars
 

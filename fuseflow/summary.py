@@ -5,7 +5,8 @@ from __future__ import annotations
 from fuseflow.binding import Binding
 from fuseflow.bounds import ScheduleBound
 from fuseflow.cost import schedule_cost
-from fuseflow.fusion import count_groupings, fully_fused, legal_groupings, unfused
+from fuseflow.fusion import count_groupings, fully_fused, unfused
+from fuseflow.fusion_shortcuts import fusion_steps
 from fuseflow.hardware import Hardware
 from fuseflow.ir import Program, unify_region
 from fuseflow.orders import OrderSpace, default_order
@@ -13,13 +14,9 @@ from fuseflow.schedule import default_schedule
 
 
 def program_summary(program: Program, binding: Binding, hw: Hardware, dense_fixed: bool = False) -> dict:
-    groupings = list(legal_groupings(program))
     fused = fully_fused(program)
-    position = {op.name: i for i, op in enumerate(program.ops)}
-    single_regions = sorted({g for grouping in groupings for g in grouping},
-                            key=lambda g: (position[g[0]], len(g), [position[o] for o in g]))
     regions = []
-    for group in single_regions:
+    for group in fusion_steps(program).regions():
         region = unify_region(program, group)
         space = OrderSpace.of_region(region, dense_fixed)
         regions.append({

@@ -78,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     _tolerant_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
+    from fuseflow.budget import set_progress_hook
+    from navigator.console import report_progress
+
+    set_progress_hook(report_progress)
     try:
         _apply_global_options(args)
         return args.run(args)
@@ -100,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
 
         set_max_memory(None)
         switch_off(False)
+        set_progress_hook(None)
 
 
 def _tolerant_streams() -> None:

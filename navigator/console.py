@@ -19,3 +19,8 @@ def say(text: str) -> None:
 def say_error(text: object) -> None:
     """Print a user error as `navigator: error: ...`."""
     say(f"navigator: error: {text}")
+
+
+def report_progress(what: str, where: str, fraction: float) -> None:
+    """A long computation's progress (fuseflow.budget's hook): one line every few seconds."""
+    say(f"navigator: still working on {where}: {what}, {fraction:.0%} of the most Navigator works through")

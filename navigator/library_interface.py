@@ -6,16 +6,17 @@ expression the way the bundled library builds it (docs/fuseflow-library.md#your-
 
     Schedule <- f(fusion: F)                      (or default_schedule: the compiler's defaults)
     F        <- g(regions: R)
-    R        <- region(schedule: S, rest: R) | anything else (the end of the list)
+    R        <- l(schedule: S, rest: R') | anything without `rest` (the end of the list)
     S        <- h(order: O, pars: P)
     O{region: Str, order: Str}  <- i(vector: V)
     V{shape: Int}               <- j(block: B)
     B{enabled: Bool}
-    P        <- var_par(par: Q, rest: P) | anything else
+    P        <- m(par: Q, rest: P) | anything without `rest`
     Q{var: Str, factor: Int}
 
-Only the parameter names, the two list functions' names and the fields read are fixed;
-types and the other functions' names are the library's own. `check_interface` checks this
+Only the parameter names and the fields read are fixed; types and function names are the
+library's own (a list may change type along the way, as the FuseFlow library's region-by-region
+list does not: every function with a `rest` parameter continues its list). `check_interface` checks this
 once, when the space is built, and names the first function, parameter or field missing.
 """
 
@@ -36,8 +37,8 @@ class _Role:
     params: dict[str, str] = field(default_factory=dict)
     #: field -> value type the reader takes from the value's metadata
     fields: dict[str, str] = field(default_factory=dict)
-    #: a list type: only this function continues the list (the others end it)
-    only: str | None = None
+    #: a list type: a function with a `rest` parameter continues it, any other ends it
+    is_list: bool = False
     #: functions that need none of the params (the compiler-default shortcut)
     exempt: tuple[str, ...] = ()
 
@@ -45,12 +46,12 @@ class _Role:
 _ROLES = {
     "schedule": _Role("the goal (a schedule)", {"fusion": "fusion"}, exempt=("default_schedule",)),
     "fusion": _Role("a fusion grouping", {"regions": "regions"}),
-    "regions": _Role("the list of region schedules", {"schedule": "region", "rest": "regions"}, only="region"),
+    "regions": _Role("the list of region schedules", {"schedule": "region", "rest": "regions"}, is_list=True),
     "region": _Role("one region's schedule", {"order": "order", "pars": "pars"}),
     "order": _Role("a dataflow order", {"vector": "vector"}, {"region": "Str", "order": "Str"}),
     "vector": _Role("a stream shape", {"block": "block"}, {"shape": "Int"}),
     "block": _Role("the block-sparse switch", fields={"enabled": "Bool"}),
-    "pars": _Role("the list of parallel factors", {"par": "par", "rest": "pars"}, only="var_par"),
+    "pars": _Role("the list of parallel factors", {"par": "par", "rest": "pars"}, is_list=True),
     "par": _Role("one parallel factor", fields={"var": "Str", "factor": "Int"}),
 }
 
@@ -77,7 +78,7 @@ def check_interface(library: Library, goal_type: str) -> None:
                 raise LibraryError(f"Type {type_name} ({role.what}) needs the field {name} = \"{value_type}\"",
                                    where=f"{source}: Type.{type_name}.params", fix=_FIX)
         for function in library.functions_returning(type_name):
-            if function.name in role.exempt or (role.only is not None and function.name != role.only):
+            if function.name in role.exempt or (role.is_list and function.param("rest") is None):
                 continue
             for param, child_role in role.params.items():
                 found_param = function.param(param)

@@ -126,7 +126,7 @@ class ScheduleSpace:
             return default_schedule(self.program)
         regions: list[RegionSchedule] = []
         node = root.arg("fusion").arg("regions")
-        while node.function == "region":
+        while _continues(node):
             regions.append(self._region_schedule(node.arg("schedule")))
             node = node.arg("rest")
         schedule = Schedule(tuple(regions))
@@ -149,7 +149,7 @@ class ScheduleSpace:
         # Factors are chosen per loop variable; the schedule lists them per level of the order.
         factor_of: dict[str, int] = {}
         pars = node.arg("pars")
-        while pars.function == "var_par":
+        while _continues(pars):
             par = pars.arg("par").metadata_dict()
             factor_of[par["var"]] = par["factor"]
             pars = pars.arg("rest")
@@ -172,24 +172,24 @@ class ScheduleSpace:
 
         Only a legal schedule has one (navigation reaches nothing else), so an illegal one
         raises ScheduleError naming its first problem; `where` names the file it came from."""
-        from fuseflow.facts import grouping_id
-        from fuseflow.schedule import check_schedule, default_schedule
+        from fuseflow.facts import region_id
+        from fuseflow.fusion_shortcuts import fusion_steps, is_default_step
+        from fuseflow.fusion_steps import DONE
+        from fuseflow.schedule import check_schedule
 
         check_schedule(self.program, self.binding, schedule, where)
-        grouping = tuple(r.ops for r in schedule.regions)
-        gid = grouping_id(grouping)
-        default_grouping = tuple(r.ops for r in default_schedule(self.program).regions)
-        count = len(grouping)
-
-        def regions_from(index: int) -> dict:
-            meta = {"grouping": gid, "index": index, "count": count}
-            if index == count:
-                return _app("no_more_regions", meta, {})
-            rs = schedule.regions[index]
-            return _app("region", meta, {"schedule": self._region_expression(rs), "rest": regions_from(index + 1)})
-
-        fusion = _app("fuse", {"program": self.program.name, "grouping": gid, "count": count,
-                               "is_default": grouping == default_grouping}, {"regions": regions_from(0)})
+        steps = fusion_steps(self.program)
+        schedule_of = {rs.ops: rs for rs in schedule.regions}
+        derivation = steps.derivation(tuple(schedule_of))
+        assert derivation is not None, "check_schedule accepts only groupings the fusion steps reach"
+        # Built from the end: the list is as long as the grouping has regions.
+        regions = _app("no_more_regions", {"state": DONE, "region": "", "is_default": True}, {})
+        for state, step in reversed(derivation):
+            meta = {"state": steps.state_id(state), "region": region_id(step.region),
+                    "is_default": is_default_step(self.program, steps, state, step)}
+            regions = _app("region", meta, {"schedule": self._region_expression(schedule_of[step.region]),
+                                            "rest": regions})
+        fusion = _app("fuse", {"program": self.program.name}, {"regions": regions})
         return _app("schedule", {"program": self.program.name}, {"fusion": fusion})
 
     def _region_expression(self, rs: "RegionSchedule") -> dict:
@@ -223,6 +223,11 @@ class ScheduleSpace:
 def facts_fingerprint(records: list[tuple[str, dict]], goal: tuple[str, dict]) -> str:
     """A content hash of generated facts (the same for records read back from JSON)."""
     return content_hash(repr((list(records), goal)))
+
+
+def _continues(node: App) -> bool:
+    """A list node that holds an element and the rest (navigator.library_interface)."""
+    return any(param == "rest" for param, _ in node.args)
 
 
 def _app(name: str, metadata: dict, args: dict) -> dict:

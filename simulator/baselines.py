@@ -1,13 +1,11 @@
 """The three reference schedules `navigator compare` puts side by side.
 
 * unfused: every op in its own region.
-* per_layer: a layer starts at every op that reads a sparse operand from memory (in a GNN,
-  each aggregation `A * ...`); ops before the first such op join the first layer. Each layer
-  is split into the fewest legal regions that some order runs without recomputation (every
-  op over its own variables only, under the chosen policy).
+* per_layer: each layer (from one op reading a sparse operand to the next) in the fewest
+  legal regions that run without recomputation (fuseflow.fusion_shortcuts.per_layer_grouping).
 * fully_fused: all ops in one region; when that is illegal, the legal grouping with the
-  fewest regions (ties: the one whose largest region comes first), with the reason full
-  fusion is illegal.
+  fewest regions (fuseflow.fusion_shortcuts.largest_fusion), with the reason full fusion is
+  illegal.
 
 Each region's order: the six best by the symbolic roofline estimate (FLOPs from the policy's
 loop chains, bytes from `fuseflow.cost`) are simulated and the fastest wins; within 1% of it,
@@ -24,8 +22,8 @@ from dataclasses import dataclass
 from fuseflow.binding import Binding
 from fuseflow.bounds import schedule_bound
 from fuseflow.cost import region_cost
-from fuseflow.budget import StepBudget
-from fuseflow.fusion import MAX_FUSION_STEPS, fully_fused, legal_groupings, region_problem, unfused
+from fuseflow.fusion import fully_fused, region_problem, unfused
+from fuseflow.fusion_shortcuts import largest_fusion, per_layer_grouping
 from fuseflow.hardware import Hardware
 from fuseflow.ir import Program, Region, unify_region
 from fuseflow.lower.contexts import region_contexts
@@ -42,85 +40,6 @@ class Baseline:
     name: str
     grouping: tuple[tuple[str, ...], ...]
     note: str
-
-
-def _sparse_readers(program: Program) -> list[str]:
-    out = []
-    for op in program.ops:
-        for access in op.inputs:
-            decl = program.tensors[access.tensor]
-            if decl.source is not None and decl.is_sparse:
-                out.append(op.name)
-                break
-    return out
-
-
-def per_layer_grouping(program: Program, policy: str = "accumulate", dense_fixed: bool = False
-                       ) -> tuple[tuple[str, ...], ...]:
-    starts = set(_sparse_readers(program))
-    layers: list[list[str]] = []
-    for op in program.ops:
-        if not layers or (op.name in starts and layers[-1]):
-            layers.append([])
-        layers[-1].append(op.name)
-    groups: list[tuple[str, ...]] = []
-    for layer in layers:
-        groups.extend(_fewest_regions(program, tuple(layer), policy, dense_fixed))
-    return tuple(groups)
-
-
-def runs_without_recomputation(program: Program, ops: tuple[str, ...], policy: str,
-                               dense_fixed: bool = False, steps: StepBudget | None = None) -> bool:
-    """Whether some legal order runs every op of the region over its own variables only (no
-    loop of another op above it, no partial sums streamed through it)."""
-    region = unify_region(program, ops)
-    for order in OrderSpace.of_region(region, dense_fixed):
-        if steps is not None:
-            steps.spend()
-        ctx = region_contexts(program, region, order, policy)
-        if all(set(ctx.chain[n]) <= region.op_region_vars(n) for n in region.ops):
-            return True
-    return False
-
-
-def _fewest_regions(program: Program, ops: tuple[str, ...], policy: str,
-                    dense_fixed: bool = False) -> list[tuple[str, ...]]:
-    """The partition of a layer into the fewest legal regions that run without recomputation
-    (ties: larger regions first, in program order)."""
-    best: list | None = None
-    # Subsets of a layer and orders of its regions: exponential, so bounded (issue 9).
-    steps = StepBudget(MAX_FUSION_STEPS, "steps choosing the per-layer baseline's regions",
-                       program.path or program.name, "split the program into smaller programs")
-
-    def ok(group: tuple[str, ...]) -> bool:
-        return region_problem(program, group) is None and (
-            len(group) == 1 or runs_without_recomputation(program, group, policy, dense_fixed, steps))
-
-    def search(remaining: tuple[str, ...], groups: list[tuple[str, ...]]) -> None:
-        nonlocal best
-        if best is not None and len(groups) >= len(best):
-            return
-        if not remaining:
-            best = list(groups)
-            return
-        first, rest = remaining[0], remaining[1:]
-        steps.spend(1 << len(rest))
-        subsets = sorted(range(1 << len(rest)), key=lambda m: -bin(m).count("1"))
-        for mask in subsets:
-            steps.spend(len(remaining))
-            group = (first,) + tuple(op for bit, op in enumerate(rest) if mask >> bit & 1)
-            if ok(group):
-                search(tuple(op for op in rest if op not in group), groups + [group])
-
-    search(ops, [])
-    return best
-def largest_fusion(program: Program) -> tuple[tuple[str, ...], ...]:
-    best = None
-    for grouping in legal_groupings(program):
-        key = (len(grouping), [-len(g) for g in sorted(grouping, key=len, reverse=True)])
-        if best is None or key < best[0]:
-            best = (key, grouping)
-    return best[1]
 
 
 class _Points:

@@ -43,6 +43,10 @@ def _count_problem(args, space) -> int:
     return 0
 
 
+#: regions `count` prints; a program with hundreds of ops has thousands
+SHOWN_REGIONS = 40
+
+
 def cmd_count(args) -> int:
     from fuseflow.space_size import schedule_space_size
     from navigator.commands.common import problem_space_of
@@ -63,11 +67,14 @@ def cmd_count(args) -> int:
         return 0
     print(f"{program.name}: {schedules} schedules")
     if size is not None:
-        print(f"  closed form: {size['schedules']} = sum over {len(size['groupings'])} groupings "
+        print(f"  closed form: {size['schedules']} = sum over {size['groupings']} groupings "
               f"of the product of their regions' schedules")
-        for region in size["regions"]:
+        for region in size["regions"][:SHOWN_REGIONS]:
             print(f"  region [{' '.join(region['ops'])}]: {region['orders']} orders, "
                   f"{region['block_modes']} block modes, {region['schedules']} schedules")
+        hidden = len(size["regions"]) - SHOWN_REGIONS
+        if hidden > 0:
+            print(f"  ... and {hidden} more regions (count --json lists them all)")
     return 0
 
 
