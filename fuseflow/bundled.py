@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Mapping
 
 from fuseflow.errors import ProgramError
 from fuseflow.frontend import load_program, parse_program
@@ -48,9 +49,10 @@ def program_location(spec: str) -> ProgramLocation:
                        fix=f"give a .toml path or one of: {', '.join(names)}")
 
 
-def resolve_program(spec: str) -> Program:
-    """A path to a .toml file, or a bundled program's name."""
+def resolve_program(spec: str, dims: Mapping[str, int] | None = None) -> Program:
+    """A path to a .toml file, or a bundled program's name, read with the `--dim` overrides
+    (they set the counts of its repeated blocks, fuseflow.repeats)."""
     location = program_location(spec)
     if location.bundled is not None:
-        return parse_program(bundled_program_text(location.bundled), f"{location.bundled}.toml (bundled)")
-    return load_program(Path(location.path))
+        return parse_program(bundled_program_text(location.bundled), f"{location.bundled}.toml (bundled)", dims)
+    return load_program(Path(location.path), dims=dims)

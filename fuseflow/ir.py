@@ -112,6 +112,9 @@ class Program:
     ops: list[Op]
     data: DataSpec = field(default_factory=DataSpec)
     path: str | None = None
+    #: the dimensions that count a [[repeat]]'s blocks (fuseflow.repeats): the program was expanded with
+    #: their extents in `dims`, so binding may not give them others
+    repeat_dims: tuple[str, ...] = ()
     # Derived facts about op groups, memoized: a program does not change once loaded.
     memo: dict = field(default_factory=dict, repr=False, compare=False)
 

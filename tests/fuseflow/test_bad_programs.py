@@ -200,6 +200,17 @@ BAD_PROGRAMS += [
     ("features not two-dimensional", _data('preset = "cora"') .replace(
         "[[ops]]", 'G = { shape = ["N"], source = "graph.features" }\n[[ops]]'),
      ["graph.features needs a two-dimensional tensor"]),
+    # repeated blocks (tests/fuseflow/test_repeats.py has the rest): what the frontend checks itself
+    ("placeholder in a top-level tensor", _tensor('"W{l}" = { shape = ["F", "F"], source = "random" }'),
+     ["a placeholder in a tensor's name is read only in a repeated block", "tensors.'W{l}'"]),
+    ("tensor declared by a block and at the top", _dims("layers = 2").replace(
+        "[[ops]]", 'H1 = { shape = ["N", "F"], source = "random" }\n[[ops]]') +
+     '[[repeat]]\ntimes = "layers"\nindex = "l"\n[repeat.tensors]\n"H{l}" = { shape = ["N", "F"], '
+     'source = "random" }\n[[repeat.ops]]\nexpr = "U{l}(i,f) = H{l}(i,f) * T(i,f)"\n',
+     ["tensor 'H1' is declared twice, the first time at bad.toml:", "[repeat.0.tensors.'H{l}', block l=1]"]),
+    ("a tensor's name that is also a dimension", _tensor('F = { shape = ["N", "F"], source = "random" }') +
+     '[[ops]]\nexpr = "U(i,f) = T(i,f) / F"\n',
+     ["F() uses 0 indices but 'F' has 2 dimensions", "hides the dimension of that name"]),
 ]
 
 
