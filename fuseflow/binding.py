@@ -192,6 +192,10 @@ def bind(program: Program, data: str | Path | None = None, dims: dict[str, int] 
             density = nnz / (n * n)
         elif decl.source == "random" and decl.density is not None:
             density = decl.density
+        elif decl.source == "bigbird":
+            from fuseflow.block_masks import stored_fraction
+
+            density = stored_fraction(decl.pattern, extents[decl.dims[0]], extents[decl.dims[1]], decl.block)
         else:
             density = 1.0
         densities[name] = density

@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Mapping, NoReturn
 
+from fuseflow.block_masks import MAX_PATTERN_BLOCKS, PATTERN_DEFAULTS, BigBirdPattern
 from fuseflow.errors import ProgramError, show_value as show
 from fuseflow.expr import (FUNCTIONS, MAX_NAME_LENGTH, ExprSyntaxError, ExprTooLargeError, Statement, accesses,
                            parse_statement, resolve_extents)
@@ -28,10 +29,10 @@ from fuseflow.repeats import (BlockMark, Entry, Repeats, block_order, expand_ops
 from fuseflow.toml_lines import KeyLines
 
 TOP_KEYS = {"name", "description", "data", "dims", "tensors", "ops", "repeat"}
-TENSOR_KEYS = {"shape", "format", "source", "density", "block"}
+TENSOR_KEYS = {"shape", "format", "source", "density", "block", "pattern"}
 OP_KEYS = {"name", "expr", "reduce"}
 DATA_KEYS = {"preset", "symmetrize", "self_loops", "normalize", "seed"}
-SOURCES = ("graph.adjacency", "graph.features", "random", "ones")
+SOURCES = ("graph.adjacency", "graph.features", "random", "ones", "bigbird")
 DIM_BINDINGS = ("graph.vertices", "graph.features", "graph.hidden", "graph.classes")
 NORMALIZATIONS = ("none", "row", "sym")
 
@@ -303,9 +304,42 @@ def _parse_tensor(check: _Checker, name: str, spec, dims, at: tuple) -> TensorDe
         if too_small:
             check.fail(f"block {block} is larger than dimension {too_small[0]} = {dims[too_small[0]]}", *at, "block",
                        fix=f"use a block of at most {min(dims[d] for d in too_small)}")
+    pattern = _parse_pattern(check, spec, source, block, shape, at)
     return TensorDecl(name, tuple(shape), tuple(formats), source,
                       float(density) if density is not None else None, block,
-                      check.keys.line(*(p for p in at if not isinstance(p, BlockMark))))
+                      check.keys.line(*(p for p in at if not isinstance(p, BlockMark))), pattern)
+
+
+def _parse_pattern(check: _Checker, spec: dict, source, block, shape, at: tuple):
+    """A BigBird mask's pattern (fuseflow.block_masks): only with source = "bigbird", which needs
+    a block and two dimensions."""
+    table = spec.get("pattern")
+    if source != "bigbird":
+        if table is not None:
+            check.fail("pattern applies only to source = \"bigbird\"", *at, "pattern",
+                       fix="remove pattern, or set source = \"bigbird\"")
+        return None
+    if len(shape) != 2:
+        check.fail("a bigbird mask has two dimensions (query and key positions)", *at, "shape",
+                   fix='e.g. shape = ["T", "T"]')
+    if block is None:
+        check.fail("a bigbird mask needs the edge of its blocks", *at, fix="add block = 16 (or another edge)")
+    table = check.table({} if table is None else table, "a table", *at, "pattern",
+                        fix="e.g. pattern = { window = 3, global = 2, random = 3, causal = false }")
+    check.unknown_keys(table, set(PATTERN_DEFAULTS), *at, "pattern")
+    values = {**PATTERN_DEFAULTS, **table}
+    if not isinstance(values["causal"], bool):
+        check.fail(f"causal must be true or false, got {show(values['causal'])}", *at, "pattern", "causal",
+                   fix="causal = true keeps only keys at or before each query (a decoder)")
+    for key in ("window", "global", "random"):
+        value = values[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_PATTERN_BLOCKS:
+            check.fail(f"{key} must be a whole number of blocks from 0 to {MAX_PATTERN_BLOCKS}, got {show(value)}",
+                       *at, "pattern", key, fix=f"e.g. {key} = {PATTERN_DEFAULTS[key]}")
+    if values["window"] % 2 == 0:
+        check.fail(f"window must be odd (the blocks centred on the diagonal), got {values['window']}", *at,
+                   "pattern", "window", fix="e.g. window = 3: the diagonal block and one on each side")
+    return BigBirdPattern(values["window"], values["global"], values["random"], values["causal"])
 
 
 def _parse_ops(check: _Checker, items, tensors: dict[str, TensorDecl], repeats: Repeats, dims) -> list[Op]:

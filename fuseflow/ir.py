@@ -40,6 +40,7 @@ class TensorDecl:
     density: float | None = None     # expected fraction of stored nonzeros (sparse random sources)
     block: int | None = None         # block edge of a block-sparse source
     line: int | None = None
+    pattern: object | None = None    # a fuseflow.block_masks.BigBirdPattern, for source = "bigbird"
 
     @property
     def is_sparse(self) -> bool:
