@@ -66,15 +66,17 @@ def block_grid(rows: int, cols: int, block: int) -> tuple[int, int]:
 
 
 def stored_fraction(pattern: BigBirdPattern, rows: int, cols: int, block: int) -> float:
-    """The fraction of the rows x cols matrix the mask stores, counted at the block level (a
-    causal diagonal tile counts half); no random draw is needed, only how many blocks each
-    block row keeps. Runs in time linear in the number of block rows."""
+    """The fraction of the rows x cols matrix the mask stores, counted in whole tiles (a causal
+    diagonal tile stores its lower triangle); no random draw is needed, only how many blocks
+    each block row keeps. Exact when the block divides both sides; runs in time linear in the
+    number of block rows."""
     n_rows, n_cols = block_grid(rows, cols, block)
     if n_rows * n_cols == 0:
         return 0.0
+    upper = (block - 1) / (2 * block)  # the part of a diagonal tile above its diagonal
     kept = 0.0
     for row in range(n_rows):
-        kept += pattern.blocks_in_row(row, n_cols) - (0.5 if pattern.causal and row < n_cols else 0.0)
+        kept += pattern.blocks_in_row(row, n_cols) - (upper if pattern.causal and row < n_cols else 0.0)
     return min(1.0, kept / (n_rows * n_cols))
 
 
