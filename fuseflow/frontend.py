@@ -75,6 +75,8 @@ class _Checker:
         self.tensor_at: dict[str, tuple] = {}
         #: the program's dimensions, once read
         self.dims: dict = {}
+        #: whether the program has [[repeat]] blocks
+        self.repeated = False
 
     def fail(self, message: str, *key_path, fix: str) -> NoReturn:
         """Raise the ProgramError: at the line of `key_path` (its deepest known prefix), naming the key
@@ -149,6 +151,7 @@ def parse_program(text: str, path: str = "<program>", dims: Mapping[str, int] | 
                            max_ops=MAX_OPS, max_tensors=MAX_TENSORS)
     declared.update(repeats.counts)  # a repeat count is the extent of its dimension
     check.dims = declared
+    check.repeated = bool(repeats.blocks)
     tensors = _parse_tensors(check, top_tensors, declared, repeats)
     ops = _parse_ops(check, top_ops, tensors, repeats, declared)
     program = Program(name=name, description=description, dims=declared, tensors=tensors, ops=ops,
@@ -450,7 +453,9 @@ def _check_statement(check: _Checker, index: int, at: tuple, statement: Statemen
         if access.tensor not in computed and (decl is None or decl.source is None):
             if writer.get(access.tensor, -1) > index:
                 check.fail(f"tensor {access.tensor!r} is used before the op that computes it", *at,
-                           fix="list ops in dependency order")
+                           fix="list ops in dependency order" + (
+                               "; a [[repeat]] runs just before the first [[ops]] entry that reads one of its "
+                               "tensors" if check.repeated else ""))
             if decl is None:
                 check.fail(f"unknown tensor {access.tensor!r}", *at,
                            fix="declare it under [tensors] with shape, format and source "
