@@ -46,6 +46,7 @@ from _util import emit, summary  # noqa: E402
 
 from fuseflow.binding import bind  # noqa: E402
 from fuseflow.bundled import bundled_program_names, resolve_program  # noqa: E402
+from fuseflow.errors import UserError  # noqa: E402
 from fuseflow.facts import program_facts  # noqa: E402
 from navigator.lang import load_facts, load_library  # noqa: E402
 from navigator.synth import Oracle  # noqa: E402
@@ -185,7 +186,10 @@ def main() -> None:
     names = args.programs.split(",") if args.programs else list(bundled_program_names())
     results = {}
     for name in names:
-        results[name] = measure(name, max(1, args.repeat), args.seed)
+        try:
+            results[name] = measure(name, max(1, args.repeat), args.seed)
+        except UserError as exc:  # a program past an analysis budget is a figure too, not a crash
+            results[name] = {"error": str(exc), "within_targets": False}
         print(f"{name}: done", file=sys.stderr, flush=True)
     emit({
         "library": str(LIBRARY.relative_to(ROOT)),

@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from _util import emit  # noqa: E402
 
 from fuseflow.bundled import bundled_program_names  # noqa: E402
+from fuseflow.errors import UserError  # noqa: E402
 from navigator.session import FORCED, Session  # noqa: E402
 from navigator.session_files.spec import ProgramSpec  # noqa: E402
 from navigator.synth import Oracle  # noqa: E402
@@ -93,7 +94,13 @@ def main() -> None:
     parser.add_argument("--programs", help="comma-separated bundled programs (default: all)")
     args = parser.parse_args()
     names = args.programs.split(",") if args.programs else list(bundled_program_names())
-    emit({"programs": {name: measure(name) for name in names}})
+    results = {}
+    for name in names:
+        try:
+            results[name] = measure(name)
+        except UserError as exc:  # a program past an analysis budget is a figure too, not a crash
+            results[name] = {"error": str(exc)}
+    emit({"programs": results})
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fuseflow.errors import DataError
-from fuseflow.expr import Access, Call, Const, Expr, FUNCTIONS, Neg
+from fuseflow.expr import Access, Call, Const, Expr, Extent, FUNCTIONS, Neg
 from fuseflow.ir import MAX_EXTENT, Program, TensorDecl
 
 if TYPE_CHECKING:  # scipy, which the graph module needs, is loaded only with a graph
@@ -86,6 +86,8 @@ def expression_density(expr: Expr, density: dict[str, float]) -> float:
         return density[expr.tensor]
     if isinstance(expr, Const):
         return 0.0 if expr.value == 0 else 1.0
+    if isinstance(expr, Extent):
+        return 1.0
     if isinstance(expr, Call):
         return expression_density(expr.arg, density) if FUNCTIONS[expr.func] else 1.0
     if isinstance(expr, Neg):
@@ -141,6 +143,12 @@ def bind(program: Program, data: str | Path | None = None, dims: dict[str, int] 
         if name not in program.dims:
             raise DataError(f"unknown dimension {name!r}", where="--dim",
                             fix=f"the program's dimensions are: {', '.join(program.dims)}")
+        if name in program.repeat_dims and overrides[name] != program.dims[name]:
+            # the blocks were expanded when the program was read: another count is another program
+            raise DataError(f"dimension {name} counts the program's repeated blocks, and the program was read "
+                            f"with {name}={program.dims[name]}, not {overrides[name]}", where="--dim",
+                            fix=f"read the program with the same dimensions (parse_program(..., dims={{{name!r}: "
+                                f"{overrides[name]}}}))")
     extents: dict[str, int] = {}
     program_where = program.path or program.name
     for name, value in program.dims.items():
@@ -184,6 +192,10 @@ def bind(program: Program, data: str | Path | None = None, dims: dict[str, int] 
             density = nnz / (n * n)
         elif decl.source == "random" and decl.density is not None:
             density = decl.density
+        elif decl.source == "bigbird":
+            from fuseflow.block_masks import stored_fraction
+
+            density = stored_fraction(decl.pattern, extents[decl.dims[0]], extents[decl.dims[1]], decl.block)
         else:
             density = 1.0
         densities[name] = density

@@ -8,6 +8,10 @@ Grammar (precedence climbing, left associative):
     primary   := NUMBER | FUNC '(' expr ')' | access | '(' expr ')'
     access    := NAME '(' [NAME (',' NAME)*] ')' | NAME        (a bare NAME is a scalar)
 
+A bare NAME that the program declares as a dimension, and not as a tensor, is that dimension's
+extent: the frontend turns it into an `Extent` (resolve_extents), and whatever evaluates the
+expression puts the bound value in its place (bind_extents), so `--dim C=...` changes it.
+
 Values are dense arrays mathematically: formats change storage and iteration, never the result.
 
 The parser bounds what it builds (MAX_EXPR_DEPTH, MAX_EXPR_NODES, MAX_NAME_LENGTH,
@@ -95,6 +99,16 @@ class Const:
 
 
 @dataclass(frozen=True)
+class Extent:
+    """A dimension's extent used as a number (`Z(i,c) / C`); its value comes from the binding."""
+
+    dim: str
+
+    def __str__(self) -> str:
+        return self.dim
+
+
+@dataclass(frozen=True)
 class Call:
     func: str
     arg: "Expr"
@@ -121,7 +135,7 @@ class BinOp:
         return f"{_wrap(self.lhs)} {self.op} {_wrap(self.rhs)}"
 
 
-Expr = Access | Const | Call | Neg | BinOp
+Expr = Access | Const | Extent | Call | Neg | BinOp
 
 
 def _wrap(expr: Expr) -> str:
@@ -148,9 +162,53 @@ def accesses(expr: Expr) -> list[Access]:
     return []
 
 
+def resolve_extents(expr: Expr, is_extent) -> Expr:
+    """The expression with every bare name for which `is_extent(name)` holds made an Extent."""
+    if isinstance(expr, Access):
+        return Extent(expr.tensor) if not expr.indices and is_extent(expr.tensor) else expr
+    if isinstance(expr, Call):
+        arg = resolve_extents(expr.arg, is_extent)
+        return expr if arg is expr.arg else Call(expr.func, arg)
+    if isinstance(expr, Neg):
+        arg = resolve_extents(expr.arg, is_extent)
+        return expr if arg is expr.arg else Neg(arg)
+    if isinstance(expr, BinOp):
+        lhs, rhs = resolve_extents(expr.lhs, is_extent), resolve_extents(expr.rhs, is_extent)
+        return expr if lhs is expr.lhs and rhs is expr.rhs else BinOp(expr.op, lhs, rhs)
+    return expr
+
+
+def bind_extents(expr: Expr, extents: dict[str, int]) -> Expr:
+    """The expression with every Extent replaced by its bound value, a Const; the same object
+    when it names no extent, so evaluators that key nodes by identity see no change."""
+    if isinstance(expr, Extent):
+        return Const(float(extents[expr.dim]))
+    if isinstance(expr, Call):
+        arg = bind_extents(expr.arg, extents)
+        return expr if arg is expr.arg else Call(expr.func, arg)
+    if isinstance(expr, Neg):
+        arg = bind_extents(expr.arg, extents)
+        return expr if arg is expr.arg else Neg(arg)
+    if isinstance(expr, BinOp):
+        lhs, rhs = bind_extents(expr.lhs, extents), bind_extents(expr.rhs, extents)
+        return expr if lhs is expr.lhs and rhs is expr.rhs else BinOp(expr.op, lhs, rhs)
+    return expr
+
+
+def extents_of(expr: Expr) -> list[str]:
+    """The dimensions an expression uses as numbers."""
+    if isinstance(expr, Extent):
+        return [expr.dim]
+    if isinstance(expr, (Call, Neg)):
+        return extents_of(expr.arg)
+    if isinstance(expr, BinOp):
+        return extents_of(expr.lhs) + extents_of(expr.rhs)
+    return []
+
+
 def flops_per_point(expr: Expr) -> int:
     """Arithmetic operations one evaluation of the expression performs."""
-    if isinstance(expr, (Access, Const)):
+    if isinstance(expr, (Access, Const, Extent)):
         return 0
     if isinstance(expr, Call):
         return FUNCTION_FLOPS[expr.func] + flops_per_point(expr.arg)
@@ -165,6 +223,8 @@ def keeps_zero(expr: Expr, sparse: set[str]) -> bool:
         return expr.tensor in sparse
     if isinstance(expr, Const):
         return expr.value == 0
+    if isinstance(expr, Extent):
+        return False  # an extent is at least 1
     if isinstance(expr, Call):
         return FUNCTIONS[expr.func] and keeps_zero(expr.arg, sparse)
     if isinstance(expr, Neg):

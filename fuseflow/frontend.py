@@ -15,21 +15,24 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import NoReturn
+from typing import Mapping, NoReturn
 
+from fuseflow.block_masks import MAX_PATTERN_BLOCKS, PATTERN_DEFAULTS, BigBirdPattern
 from fuseflow.errors import ProgramError, show_value as show
 from fuseflow.expr import (FUNCTIONS, MAX_NAME_LENGTH, ExprSyntaxError, ExprTooLargeError, Statement, accesses,
-                           parse_statement)
+                           parse_statement, resolve_extents)
 from fuseflow.files import read_user_text
 from fuseflow.ir import FORMATS, MAX_EXTENT, MAX_VARS, REDUCTIONS, DataSpec, Op, Program, TensorDecl
 from fuseflow.readers import parse_toml_text
+from fuseflow.repeats import (BlockMark, Entry, Repeats, block_order, expand_ops, expand_tensors, read_repeats,
+                              top_level_ops)
 from fuseflow.toml_lines import KeyLines
 
-TOP_KEYS = {"name", "description", "data", "dims", "tensors", "ops"}
-TENSOR_KEYS = {"shape", "format", "source", "density", "block"}
+TOP_KEYS = {"name", "description", "data", "dims", "tensors", "ops", "repeat"}
+TENSOR_KEYS = {"shape", "format", "source", "density", "block", "pattern"}
 OP_KEYS = {"name", "expr", "reduce"}
 DATA_KEYS = {"preset", "symmetrize", "self_loops", "normalize", "seed"}
-SOURCES = ("graph.adjacency", "graph.features", "random", "ones")
+SOURCES = ("graph.adjacency", "graph.features", "random", "ones", "bigbird")
 DIM_BINDINGS = ("graph.vertices", "graph.features", "graph.hidden", "graph.classes")
 NORMALIZATIONS = ("none", "row", "sym")
 
@@ -68,14 +71,31 @@ class _Checker:
     def __init__(self, path: str, text: str):
         self.path = path
         self.keys = KeyLines(text)
+        #: tensor name -> the key path of its declaration (a template's, with its block, when repeated)
+        self.tensor_at: dict[str, tuple] = {}
+        #: the program's dimensions, once read
+        self.dims: dict = {}
+        #: whether the program has [[repeat]] blocks
+        self.repeated = False
 
     def fail(self, message: str, *key_path, fix: str) -> NoReturn:
-        """Raise the ProgramError: at the line of `key_path` (its deepest known prefix), naming the key."""
-        line = self.keys.line(*key_path) if key_path else None
+        """Raise the ProgramError: at the line of `key_path` (its deepest known prefix), naming the key
+        and, for a key of a repeated block, the block (`[repeat.0.ops.1.expr, block l=3]`).
+        A key path of "--dim" names the command-line option instead."""
+        if key_path == ("--dim",):
+            raise ProgramError(message, where="--dim", fix=fix)
+        blocks = [p for p in key_path if isinstance(p, BlockMark)]
+        keys = [p for p in key_path if not isinstance(p, BlockMark)]
+        line = self.keys.line(*keys) if keys else None
         where = self.path + (f":{line}" if line else "")
-        if key_path:
-            where += " [" + ".".join(_key_text(p) for p in key_path) + "]"
+        if keys:
+            where += " [" + ".".join(_key_text(p) for p in keys) + "".join(f", block {b}" for b in blocks) + "]"
         raise ProgramError(message, where=where, fix=fix)
+
+    def where_key(self, *key_path) -> str:
+        """`file:line [key]`, for messages that name a key without failing at it."""
+        line = self.keys.line(*key_path)
+        return self.path + (f":{line}" if line else "") + " [" + ".".join(_key_text(p) for p in key_path) + "]"
 
     def unknown_keys(self, table: dict, allowed: set[str], *key_path) -> None:
         for key in table:
@@ -99,15 +119,19 @@ class _Checker:
         return value
 
 
-def load_program(path: str | Path, text: str | None = None) -> Program:
+def load_program(path: str | Path, text: str | None = None, dims: Mapping[str, int] | None = None) -> Program:
     """Read and check a program file; `text` overrides reading from disk (for tests)."""
     path = str(path)
     if text is None:
         text = read_user_text(path, ProgramError, "a .toml program, or the name of a bundled program")
-    return parse_program(text, path)
+    return parse_program(text, path, dims)
 
 
-def parse_program(text: str, path: str = "<program>") -> Program:
+def parse_program(text: str, path: str = "<program>", dims: Mapping[str, int] | None = None) -> Program:
+    """Read and check a program. `dims` are the command line's `--dim` overrides: those of a
+    repeat count decide how many blocks a `[[repeat]]` expands to (fuseflow.repeats), so a
+    program must be read with the overrides it will be bound with (fuseflow.binding.bind
+    refuses a repeat count that differs from the program's)."""
     raw = parse_toml_text(text, path, ProgramError, "a tensor program")
     check = _Checker(path, text)
     check.unknown_keys(raw, TOP_KEYS)
@@ -118,11 +142,20 @@ def parse_program(text: str, path: str = "<program>") -> Program:
         check.fail(f"must be one line of text of at most {MAX_DESCRIPTION_LENGTH} characters", "description",
                    fix='e.g. description = "relu(A·X + b)"')
     data = _parse_data(check, raw.get("data", {}))
-    dims = _parse_dims(check, raw.get("dims"))
-    tensors = _parse_tensors(check, raw.get("tensors"), dims)
-    ops = _parse_ops(check, raw.get("ops"), tensors)
-    program = Program(name=name, description=description, dims=dims, tensors=tensors, ops=ops,
-                      data=data, path=path)
+    declared = _parse_dims(check, raw.get("dims"))
+    top_tensors = raw.get("tensors")
+    top_ops = raw.get("ops")
+    repeats = read_repeats(raw.get("repeat"), declared, dims or {}, check.fail, lambda d: check.where_key("dims", d),
+                           top_ops=len(top_ops) if isinstance(top_ops, list) else 0,
+                           top_tensors=len(top_tensors) if isinstance(top_tensors, dict) else 0,
+                           max_ops=MAX_OPS, max_tensors=MAX_TENSORS)
+    declared.update(repeats.counts)  # a repeat count is the extent of its dimension
+    check.dims = declared
+    check.repeated = bool(repeats.blocks)
+    tensors = _parse_tensors(check, top_tensors, declared, repeats)
+    ops = _parse_ops(check, top_ops, tensors, repeats, declared)
+    program = Program(name=name, description=description, dims=declared, tensors=tensors, ops=ops,
+                      data=data, path=path, repeat_dims=tuple(repeats.counts))
     _check_sources_match_data(check, program)
     return program
 
@@ -196,23 +229,35 @@ def _parse_dims(check: _Checker, table) -> dict[str, int | str]:
     return dims
 
 
-def _parse_tensors(check: _Checker, table, dims) -> dict[str, TensorDecl]:
+def _parse_tensors(check: _Checker, table, dims, repeats: Repeats) -> dict[str, TensorDecl]:
     if table is None:
         check.fail("missing [tensors] table", fix="declare each input tensor with shape, format and source")
     table = check.table(table, "a table of tensors", "tensors",
                         fix='e.g. [tensors] A = { shape = ["N", "N"], source = "random" }')
     check.at_most(len(table), MAX_TENSORS, "tensors", "tensors")
+    for name in table:
+        if "{" in name or "}" in name:
+            check.fail(f"{show(name)}: a placeholder in a tensor's name is read only in a repeated block", "tensors",
+                       name, fix="declare the tensor under [repeat.tensors] of its [[repeat]]")
+    entries = [Entry(name, spec, ("tensors", name)) for name, spec in table.items()]
+    entries += expand_tensors(repeats, check.fail)
     tensors: dict[str, TensorDecl] = {}
-    for name, spec in table.items():
-        check.identifier(name, "tensor", "tensors", name)
+    declared_at: dict[str, tuple] = {}
+    for entry in entries:
+        name, at = entry.name, entry.at
+        check.identifier(name, "tensor", *at)
         if name in FUNCTIONS:
-            check.fail(f"{name!r} is the name of a function", "tensors", name, fix="rename the tensor")
-        tensors[name] = _parse_tensor(check, name, spec, dims)
+            check.fail(f"{name!r} is the name of a function", *at, fix="rename the tensor")
+        if name in tensors:
+            check.fail(f"tensor {name!r} is declared twice, the first time at {check.where_key(*declared_at[name])}",
+                       *at, fix="give each tensor one declaration: rename one of them")
+        declared_at[name] = tuple(p for p in at if not isinstance(p, BlockMark))
+        check.tensor_at[name] = at
+        tensors[name] = _parse_tensor(check, name, entry.spec, dims, at)
     return tensors
 
 
-def _parse_tensor(check: _Checker, name: str, spec, dims) -> TensorDecl:
-    at = ("tensors", name)
+def _parse_tensor(check: _Checker, name: str, spec, dims, at: tuple) -> TensorDecl:
     spec = check.table(spec, "a table with shape and format", *at,
                        fix=f'e.g. {name} = {{ shape = ["N", "N"], source = "random" }}')
     check.unknown_keys(spec, TENSOR_KEYS, *at)
@@ -262,19 +307,56 @@ def _parse_tensor(check: _Checker, name: str, spec, dims) -> TensorDecl:
         if too_small:
             check.fail(f"block {block} is larger than dimension {too_small[0]} = {dims[too_small[0]]}", *at, "block",
                        fix=f"use a block of at most {min(dims[d] for d in too_small)}")
+    pattern = _parse_pattern(check, spec, source, block, shape, at)
     return TensorDecl(name, tuple(shape), tuple(formats), source,
-                      float(density) if density is not None else None, block, check.keys.line(*at))
+                      float(density) if density is not None else None, block,
+                      check.keys.line(*(p for p in at if not isinstance(p, BlockMark))), pattern)
 
 
-def _parse_ops(check: _Checker, items, tensors: dict[str, TensorDecl]) -> list[Op]:
-    if items is None or items == []:
+def _parse_pattern(check: _Checker, spec: dict, source, block, shape, at: tuple):
+    """A BigBird mask's pattern (fuseflow.block_masks): only with source = "bigbird", which needs
+    a block and two dimensions."""
+    table = spec.get("pattern")
+    if source != "bigbird":
+        if table is not None:
+            check.fail("pattern applies only to source = \"bigbird\"", *at, "pattern",
+                       fix="remove pattern, or set source = \"bigbird\"")
+        return None
+    if len(shape) != 2:
+        check.fail("a bigbird mask has two dimensions (query and key positions)", *at, "shape",
+                   fix='e.g. shape = ["T", "T"]')
+    if block is None:
+        check.fail("a bigbird mask needs the edge of its blocks", *at, fix="add block = 16 (or another edge)")
+    table = check.table({} if table is None else table, "a table", *at, "pattern",
+                        fix="e.g. pattern = { window = 3, global = 2, random = 3, causal = false }")
+    check.unknown_keys(table, set(PATTERN_DEFAULTS), *at, "pattern")
+    values = {**PATTERN_DEFAULTS, **table}
+    if not isinstance(values["causal"], bool):
+        check.fail(f"causal must be true or false, got {show(values['causal'])}", *at, "pattern", "causal",
+                   fix="causal = true keeps only keys at or before each query (a decoder)")
+    for key in ("window", "global", "random"):
+        value = values[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_PATTERN_BLOCKS:
+            check.fail(f"{key} must be a whole number of blocks from 0 to {MAX_PATTERN_BLOCKS}, got {show(value)}",
+                       *at, "pattern", key, fix=f"e.g. {key} = {PATTERN_DEFAULTS[key]}")
+    if values["window"] % 2 == 0:
+        check.fail(f"window must be odd (the blocks centred on the diagonal), got {values['window']}", *at,
+                   "pattern", "window", fix="e.g. window = 3: the diagonal block and one on each side")
+    return BigBirdPattern(values["window"], values["global"], values["random"], values["causal"])
+
+
+def _parse_ops(check: _Checker, items, tensors: dict[str, TensorDecl], repeats: Repeats, dims) -> list[Op]:
+    if (items is None or items == []) and not repeats.blocks:
         check.fail("missing [[ops]]: a program needs at least one op",
                    fix='add [[ops]] with expr = "T(i,j) = A(i,k) * B(k,j)"')
+    items = [] if items is None else items
     if not isinstance(items, list):
         check.fail("must be an array of tables, one [[ops]] entry per op", "ops",
                    fix='write each op as [[ops]] followed by expr = "..."')
     check.at_most(len(items), MAX_OPS, "ops", "ops")
-    statements = [_parse_statement(check, index, item) for index, item in enumerate(items)]
+    entries, statements = _ordered_ops(check, top_level_ops(items, repeats, check.fail),
+                                       expand_ops(repeats, check.fail))
+    items = [entry.spec for entry in entries]
     # The first op writing each tensor, so a read before it can say so.
     writer: dict[str, int] = {}
     for index, statement in enumerate(statements):
@@ -282,53 +364,76 @@ def _parse_ops(check: _Checker, items, tensors: dict[str, TensorDecl]) -> list[O
     ops: list[Op] = []
     names: set[str] = set()
     computed: dict[str, int] = {}
-    for index, (item, statement) in enumerate(zip(items, statements)):
-        _check_statement(check, index, statement, tensors, computed, writer)
+    for index, (entry, item, statement) in enumerate(zip(entries, items, statements)):
+        # A bare name that is a dimension and no tensor is the dimension's extent, as a number.
+        statement = Statement(statement.output, resolve_extents(
+            statement.expr, lambda name: name in dims and name not in tensors and name not in writer))
+        _check_statement(check, index, _key(entry, "expr"), statement, tensors, computed, writer)
         reduce = item.get("reduce", "sum")
         if reduce not in REDUCTIONS:
-            check.fail(f"unknown reduction {show(reduce)}", "ops", index, "reduce",
+            check.fail(f"unknown reduction {show(reduce)}", *_key(entry, "reduce"),
                        fix=f"use one of: {', '.join(REDUCTIONS)}")
         name = item.get("name", statement.output.tensor)
-        check.identifier(name, "op", "ops", index, "name")
+        check.identifier(name, "op", *_key(entry, "name"))
         if name in names:
-            check.fail(f"duplicate op name {name!r}", "ops", index, "name", fix="op names must be unique")
+            check.fail(f"duplicate op name {name!r}", *_key(entry, "name"), fix="op names must be unique")
         names.add(name)
         computed[statement.output.tensor] = index
-        ops.append(Op(name, statement, reduce, check.keys.line("ops", index, "expr")))
-    for index, op in enumerate(ops):
+        ops.append(Op(name, statement, reduce, check.keys.line(*_key(entry, "expr", block=False))))
+    for entry, op in zip(entries, ops):
         # One name, one thing: an op may share only its own output's name.
         if op.name in tensors and op.name != op.output.tensor:
-            check.fail(f"op name {op.name!r} is the name of another tensor", "ops", index, "name",
+            check.fail(f"op name {op.name!r} is the name of another tensor", *_key(entry, "name"),
                        fix=f"name the op after its output ({op.output.tensor!r}) or choose a name no tensor has")
     for name, decl in tensors.items():
         if decl.source is None and name not in computed:
-            check.fail(f"tensor {name!r} has no source and no op computes it", "tensors", name,
+            check.fail(f"tensor {name!r} has no source and no op computes it", *check.tensor_at[name],
                        fix=f"give it a source ({', '.join(SOURCES)}) or compute it in an op")
     return ops
 
 
-def _parse_statement(check: _Checker, index: int, item) -> Statement:
-    at = ("ops", index)
-    item = check.table(item, "a table", *at, fix='each [[ops]] entry holds expr = "..." and optional name, reduce')
-    check.unknown_keys(item, OP_KEYS, *at)
+def _key(entry: Entry, key: str, block: bool = True) -> tuple:
+    """The key path of one of an op's keys, with the block it was expanded for last."""
+    path = tuple(p for p in entry.at if not isinstance(p, BlockMark)) + (key,)
+    return path + ((entry.block,) if block and entry.block is not None else ())
+
+
+def _ordered_ops(check: _Checker, top: list[Entry],
+                 groups: list[list[Entry]]) -> tuple[list[Entry], list[Statement]]:
+    """The top-level ops and the expanded blocks, and their statements, in program order
+    (fuseflow.repeats.block_order)."""
+    parsed = [[(entry, _parse_statement(check, entry)) for entry in group] for group in [top, *groups]]
+    if not groups:
+        pairs = parsed[0]
+    else:
+        top_reads = [{a.tensor for a in accesses(statement.expr)} for _, statement in parsed[0]]
+        outputs = [{statement.output.tensor for _, statement in group} for group in parsed[1:]]
+        pairs = [pair for kind, i in block_order(top_reads, outputs)
+                 for pair in (parsed[0][i:i + 1] if kind == "op" else parsed[1 + i])]
+    return [entry for entry, _ in pairs], [statement for _, statement in pairs]
+
+
+def _parse_statement(check: _Checker, entry: Entry) -> Statement:
+    item = check.table(entry.spec, "a table", *entry.at,
+                       fix='each [[ops]] entry holds expr = "..." and optional name, reduce')
+    check.unknown_keys(item, OP_KEYS, *entry.at)
     text = item.get("expr")
     if text is None:
-        check.fail("missing expr", *at, fix='e.g. expr = "T(i,j) = A(i,k) * B(k,j)"')
+        check.fail("missing expr", *entry.at, fix='e.g. expr = "T(i,j) = A(i,k) * B(k,j)"')
     if not isinstance(text, str):
-        check.fail(f"expr must be a string, got {show(text)}", *at, "expr",
+        check.fail(f"expr must be a string, got {show(text)}", *_key(entry, "expr"),
                    fix='e.g. expr = "T(i,j) = A(i,k) * B(k,j)"')
     try:
         return parse_statement(text)
     except ExprTooLargeError as exc:
-        check.fail(f"too large to read: {exc}", *at, "expr", fix=exc.fix)
+        check.fail(f"too large to read: {exc}", *_key(entry, "expr"), fix=exc.fix)
     except ExprSyntaxError as exc:
-        check.fail(f"cannot parse {show(text)}: {exc}", *at, "expr", fix=exc.fix)
+        check.fail(f"cannot parse {show(text)}: {exc}", *_key(entry, "expr"), fix=exc.fix)
 
 
-def _check_statement(check: _Checker, index: int, statement: Statement, tensors: dict[str, TensorDecl],
+def _check_statement(check: _Checker, index: int, at: tuple, statement: Statement, tensors: dict[str, TensorDecl],
                      computed: dict[str, int], writer: dict[str, int]) -> None:
     """Names, arities and extents of one op; adds an undeclared output to `tensors`."""
-    at = ("ops", index, "expr")
     out = statement.output
     declared_out = tensors.get(out.tensor)
     if declared_out is not None and declared_out.source is not None:
@@ -348,7 +453,9 @@ def _check_statement(check: _Checker, index: int, statement: Statement, tensors:
         if access.tensor not in computed and (decl is None or decl.source is None):
             if writer.get(access.tensor, -1) > index:
                 check.fail(f"tensor {access.tensor!r} is used before the op that computes it", *at,
-                           fix="list ops in dependency order")
+                           fix="list ops in dependency order" + (
+                               "; a [[repeat]] runs just before the first [[ops]] entry that reads one of its "
+                               "tensors" if check.repeated else ""))
             if decl is None:
                 check.fail(f"unknown tensor {access.tensor!r}", *at,
                            fix="declare it under [tensors] with shape, format and source "
@@ -379,8 +486,12 @@ def _bind_indices(check: _Checker, at: tuple, access, decl: TensorDecl, extents:
         check.fail(f"{access} repeats an index; diagonal access is not supported", *at,
                    fix="use a distinct index per dimension")
     if len(access.indices) != decl.order:
+        fix = f"give {access.tensor} one index per dimension"
+        if not access.indices and access.tensor in check.dims:
+            fix = f"the tensor {access.tensor!r} hides the dimension of that name: rename the tensor to use the " \
+                  f"extent, or {fix}"
         check.fail(f"{access} uses {len(access.indices)} indices but {access.tensor!r} has "
-                   f"{decl.order} dimensions", *at, fix=f"give {access.tensor} one index per dimension")
+                   f"{decl.order} dimensions", *at, fix=fix)
     for var, dim in zip(access.indices, decl.dims):
         if var in extents and extents[var][0] != dim:
             first_dim, first_at = extents[var]

@@ -40,6 +40,7 @@ class TensorDecl:
     density: float | None = None     # expected fraction of stored nonzeros (sparse random sources)
     block: int | None = None         # block edge of a block-sparse source
     line: int | None = None
+    pattern: object | None = None    # a fuseflow.block_masks.BigBirdPattern, for source = "bigbird"
 
     @property
     def is_sparse(self) -> bool:
@@ -112,6 +113,9 @@ class Program:
     ops: list[Op]
     data: DataSpec = field(default_factory=DataSpec)
     path: str | None = None
+    #: the dimensions that count a [[repeat]]'s blocks (fuseflow.repeats): the program was expanded with
+    #: their extents in `dims`, so binding may not give them others
+    repeat_dims: tuple[str, ...] = ()
     # Derived facts about op groups, memoized: a program does not change once loaded.
     memo: dict = field(default_factory=dict, repr=False, compare=False)
 

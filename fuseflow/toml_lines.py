@@ -29,22 +29,34 @@ def _parts(dotted: str) -> tuple[str, ...]:
 
 
 class KeyLines:
-    """Maps key paths such as ("tensors", "A", "format") or ("ops", 2, "expr") to line numbers."""
+    """Maps key paths such as ("tensors", "A", "format"), ("ops", 2, "expr") or, inside an
+    array of tables, ("repeat", 0, "ops", 1, "expr") to line numbers."""
 
     def __init__(self, text: str):
         self.lines: dict[tuple, int] = {}
         table: tuple = ()
         array_counts: dict[tuple, int] = {}
+
+        def resolve(parts: tuple) -> tuple:
+            # `[repeat.tensors]` after `[[repeat]]` is a table of the array's latest entry
+            resolved: tuple = ()
+            for part in parts:
+                resolved += (part,)
+                if resolved in array_counts:
+                    resolved += (array_counts[resolved] - 1,)
+            return resolved
+
         for number, line in enumerate(text.splitlines(), start=1):
             header = _HEADER.fullmatch(line)
             if header:
                 path = _parts(header.group(2))
                 if header.group(1) == "[[":
-                    index = array_counts.get(path, 0)
-                    array_counts[path] = index + 1
-                    table = path + (index,)
+                    array = resolve(path[:-1]) + path[-1:]
+                    index = array_counts.get(array, 0)
+                    array_counts[array] = index + 1
+                    table = array + (index,)
                 else:
-                    table = path
+                    table = resolve(path)
                 self.lines.setdefault(table, number)
                 continue
             key = _KEY.match(line)

@@ -160,7 +160,7 @@ SCHEDULE = Schedule(regions=tuple(
 def main(argv: list[str]) -> int:
     output = argv[1] if len(argv) > 1 else OUTPUT
     try:
-        program = resolve_program(PROGRAM)
+        program = resolve_program(PROGRAM, DIMS)
         check_schedule(program, bind(program, DATA, DIMS), SCHEDULE, where=output)
         save_schedule(output, program, SCHEDULE)
     except UserError as exc:

@@ -7,6 +7,8 @@
 * `random`: uniform values in [-1, 1) (so relu and max have something to do); with `density`
   a Bernoulli pattern, with `block` a pattern of whole `block x block` blocks.
 * `ones`: all ones.
+* `bigbird`: a BigBird block mask of ones (fuseflow.block_masks), its random blocks drawn from
+  the tensor's generator.
 
 Each tensor draws from its own generator, seeded by (seed, crc32(name)), so adding a tensor
 to a program does not change the others.
@@ -127,6 +129,12 @@ def _tensor_allocation(program: Program, binding: Binding, plan: PresetPlan | No
         return Allocation(f"{name}, {size} features", made + kept, decl.dims)
     if decl.source == "ones":
         return Allocation(f"{name}, {size} ones", cells * 16, decl.dims)
+    if decl.source == "bigbird":
+        from fuseflow.block_masks import stored_fraction
+
+        # the block and token coordinates of every stored entry, the CSR and the stored copy
+        stored = _stored(cells, stored_fraction(decl.pattern, shape[0], shape[1], decl.block))
+        return Allocation(f"{name}, a {size} bigbird mask", stored * 80 + (shape[0] + 1) * 16, decl.dims)
     # random: uniform values, then (with a density) a mask, the masked copy and its CSR
     if decl.density is None:
         return Allocation(f"{name}, {size} random values", cells * 16, decl.dims)
@@ -192,6 +200,11 @@ def materialize(program: Program, binding: Binding, seed: int | None = None) -> 
             arrays[name] = _features(program, graph, from_file, name, decl, shape, seed, where)
         elif decl.source == "ones":
             arrays[name] = np.ones(shape)
+        elif decl.source == "bigbird":
+            from fuseflow.block_masks import bigbird_mask
+
+            mask = bigbird_mask(decl.pattern, shape[0], shape[1], decl.block, tensor_rng(seed, name))
+            arrays[name] = mask if "compressed" in decl.formats else mask.toarray()
         else:
             arrays[name] = _random(name, decl, shape, seed)
     return ProgramData(arrays, seed, graph)

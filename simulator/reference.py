@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from fuseflow.data.limits import clamp_bytes
 from fuseflow.errors import DataError
-from fuseflow.expr import Access, BinOp, Call, Const, Expr, Neg
+from fuseflow.expr import Access, BinOp, Call, Const, Expr, Neg, bind_extents
 from fuseflow.ir import Op, Program
 from fuseflow.memory import check_memory
 
@@ -62,7 +62,8 @@ def evaluate_op(program: Program, op: Op, values: dict, extents: dict[str, int])
     out_vars = op.output_vars
     # the result and one working copy of it (a transpose, a sum's output, a scaled product)
     _check_bytes(op, 2 * 8 * math.prod(ext[v] for v in out_vars), f"a dense {_dense_size(ext, out_vars)} result")
-    factors = _product_factors(op.expr)
+    expr = bind_extents(op.expr, extents)  # an extent used as a number is its bound value
+    factors = _product_factors(expr)
     # The product kernels multiply by IEEE rules (0 * NaN is NaN); with a NaN or an infinity in
     # a factor only the element-wise path below gives the language's 0 * anything = 0.
     if op.reduce == "sum" and factors is not None and _all_finite(factors, values):
@@ -78,8 +79,8 @@ def evaluate_op(program: Program, op: Op, values: dict, extents: dict[str, int])
         raise DataError(f"op {op.name} spans {size:,} index points, too many for the dense reference",
                         where="reference", fix="shrink the problem with --dim")
     # every node of the expression may hold a broadcast array of the full index space
-    _check_bytes(op, 8 * size * (_nodes(op.expr) + 1), f"{_dense_size(ext, op.vars)} index points")
-    full = _broadcast(op.expr, op.vars, values, ext)
+    _check_bytes(op, 8 * size * (_nodes(expr) + 1), f"{_dense_size(ext, op.vars)} index points")
+    full = _broadcast(expr, op.vars, values, ext)
     axes = tuple(range(len(out_vars), len(op.vars)))
     full = np.broadcast_to(full, tuple(ext[v] for v in op.vars))
     if axes:

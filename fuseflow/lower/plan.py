@@ -25,9 +25,9 @@ only the rows that are used. An op whose result leaves the region is never filte
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from fuseflow.expr import FUNCTION_FLOPS, Access, Call, Const, Expr, Neg
+from fuseflow.expr import FUNCTION_FLOPS, Access, Call, Const, Expr, Neg, Statement, bind_extents
 from fuseflow.ir import Program, Region, unify_region
 from fuseflow.lower.contexts import Contexts, eliminated_modes, region_contexts
 from fuseflow.lower.filters import demand_filters, filter_inputs
@@ -207,6 +207,9 @@ def lower_region(program: Program, binding, rs: RegionSchedule, policy: str = "a
     write_pid: dict[tuple[str, str], int] = {}
     for name in region.ops:
         op = program.op_by_name[name]
+        bound = bind_extents(op.expr, binding.extents)  # the ALUs take an extent as the number it is bound to
+        if bound is not op.expr:
+            op = replace(op, statement=Statement(op.output, bound))
         chain = ctx.chain[name]
         inputs = {}
         for key, inp in raw_inputs[name].items():

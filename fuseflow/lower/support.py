@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from fuseflow.expr import Access, Call, Const, Expr, FUNCTIONS, Neg
+from fuseflow.expr import Access, Call, Const, Expr, Extent, FUNCTIONS, Neg
 
 ALL = ("all",)
 EMPTY = ("empty",)
@@ -58,6 +58,8 @@ def expression_support(expr: Expr, leaf: Callable[[Access], Support]) -> Support
         return leaf(expr)
     if isinstance(expr, Const):
         return ALL if expr.value != 0 else EMPTY
+    if isinstance(expr, Extent):
+        return ALL  # an extent is at least 1
     if isinstance(expr, Call):
         return expression_support(expr.arg, leaf) if FUNCTIONS[expr.func] else ALL
     if isinstance(expr, Neg):

@@ -85,7 +85,7 @@ def load_inputs(spec: ProgramSpec, hardware_path: str | None, seed: int | None) 
     from simulator.data import materialize
 
     text, where = spec.program_text()
-    program = parse_program(text, where)
+    program = parse_program(text, where, spec.dims_dict)
     binding = bind(program, spec.data, spec.dims_dict)
     return Inputs(program, binding, load_hardware(hardware_path), materialize(program, binding, seed))
 

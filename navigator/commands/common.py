@@ -147,8 +147,10 @@ def load_program_args(args):
     from fuseflow.bundled import resolve_program
     from fuseflow.hardware import load_hardware
 
-    program = resolve_program(tensor_program_spec(args))
-    binding = bind(program, getattr(args, "data", None), parse_dims(getattr(args, "dim", None)))
+    spec = tensor_program_spec(args)
+    dims = parse_dims(getattr(args, "dim", None))
+    program = resolve_program(spec, dims)
+    binding = bind(program, getattr(args, "data", None), dims)
     hardware = load_hardware(getattr(args, "hardware", None))
     return program, binding, hardware
 

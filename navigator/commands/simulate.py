@@ -25,14 +25,16 @@ def _load(args):
     from fuseflow.hardware import load_hardware
     from navigator.commands.common import parse_dims
 
-    program = resolve_program(tensor_program_spec(args))
+    spec = tensor_program_spec(args)
+    dims = parse_dims(args.dim)
+    program = resolve_program(spec, dims)
     if args.preset:
         get_preset(args.preset)
         if args.data:
             raise UserError("--preset and --data both name the graph", where="--preset",
                             fix="give one of them")
         program = dataclasses.replace(program, data=dataclasses.replace(program.data, preset=args.preset))
-    binding = bind(program, args.data, parse_dims(args.dim))
+    binding = bind(program, args.data, dims)
     return program, binding, load_hardware(args.hardware)
 
 

@@ -158,7 +158,7 @@ class ProgramSpec:
         from navigator.space import content_hash, load_scheduling_library
 
         text, where = self.program_text()
-        program = parse_program(text, where)
+        program = parse_program(text, where, self.dims_dict)
         library = load_scheduling_library(self.library)
         fingerprints = {"program": content_hash(text), "library": content_hash(library[1]),
                         "data": file_hash(self.data) if self.data else None}

@@ -200,6 +200,35 @@ BAD_PROGRAMS += [
     ("features not two-dimensional", _data('preset = "cora"') .replace(
         "[[ops]]", 'G = { shape = ["N"], source = "graph.features" }\n[[ops]]'),
      ["graph.features needs a two-dimensional tensor"]),
+    # BigBird masks: source = "bigbird" with a block and an optional pattern
+    ("pattern without bigbird", GOOD.replace("density = 0.5", "density = 0.5, pattern = { window = 3 }"),
+     ["pattern applies only to source = \"bigbird\"", "tensors.A.pattern"]),
+    ("bigbird of one dimension", _tensor('M = { shape = ["N"], source = "bigbird" }'),
+     ["a bigbird mask has two dimensions"]),
+    ("bigbird without a block", _tensor('M = { shape = ["N", "N"], source = "bigbird" }'),
+     ["a bigbird mask needs the edge of its blocks", "block = 16"]),
+    ("bigbird pattern of the wrong type", _tensor('M = { shape = ["N", "N"], source = "bigbird", block = 2, '
+                                                  'pattern = 3 }'), ["tensors.M.pattern", "must be a table"]),
+    ("bigbird pattern key", _tensor('M = { shape = ["N", "N"], source = "bigbird", block = 2, pattern = { rand = 1 } }'),
+     ["unknown key 'rand'", "causal, global, random, window"]),
+    ("bigbird causal of the wrong type", _tensor('M = { shape = ["N", "N"], source = "bigbird", block = 2, '
+                                                 'pattern = { causal = 1 } }'), ["causal must be true or false"]),
+    ("bigbird negative random", _tensor('M = { shape = ["N", "N"], source = "bigbird", block = 2, '
+                                        'pattern = { random = -1 } }'),
+     ["tensors.M.pattern.random", "random must be a whole number of blocks from 0 to 4096, got -1"]),
+    ("bigbird even window", _tensor('M = { shape = ["N", "N"], source = "bigbird", block = 2, '
+                                    'pattern = { window = 2 } }'), ["window must be odd", "window = 3"]),
+    # repeated blocks (tests/fuseflow/test_repeats.py has the rest): what the frontend checks itself
+    ("placeholder in a top-level tensor", _tensor('"W{l}" = { shape = ["F", "F"], source = "random" }'),
+     ["a placeholder in a tensor's name is read only in a repeated block", "tensors.'W{l}'"]),
+    ("tensor declared by a block and at the top", _dims("layers = 2").replace(
+        "[[ops]]", 'H1 = { shape = ["N", "F"], source = "random" }\n[[ops]]') +
+     '[[repeat]]\ntimes = "layers"\nindex = "l"\n[repeat.tensors]\n"H{l}" = { shape = ["N", "F"], '
+     'source = "random" }\n[[repeat.ops]]\nexpr = "U{l}(i,f) = H{l}(i,f) * T(i,f)"\n',
+     ["tensor 'H1' is declared twice, the first time at bad.toml:", "[repeat.0.tensors.'H{l}', block l=1]"]),
+    ("a tensor's name that is also a dimension", _tensor('F = { shape = ["N", "F"], source = "random" }') +
+     '[[ops]]\nexpr = "U(i,f) = T(i,f) / F"\n',
+     ["F() uses 0 indices but 'F' has 2 dimensions", "hides the dimension of that name"]),
 ]
 
 

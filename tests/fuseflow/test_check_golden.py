@@ -4,13 +4,13 @@ from pathlib import Path
 
 import pytest
 
-from fuseflow.bundled import bundled_program_names
+from tests.bundled import enumerable_program_names
 from navigator.cli import main
 
 GOLDEN = Path(__file__).parent / "golden"
 
 
-@pytest.mark.parametrize("name", bundled_program_names())
+@pytest.mark.parametrize("name", enumerable_program_names())
 def test_check_output_matches_golden(name, capsys, golden):
     assert main(["check", name]) == 0
     golden(GOLDEN / f"check_{name}.txt", capsys.readouterr().out)

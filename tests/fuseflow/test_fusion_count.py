@@ -14,10 +14,12 @@ from fuseflow.memory import ResourceError
 from fuseflow.space_size import schedule_space_size
 from fuseflow.fusion_count import count_legal_groupings
 
+from tests.bundled import LARGE_PROGRAMS
 from tests.dag_programs import dag_programs
 from tests.partitions import set_partitions
 
-PROGRAMS = sorted((Path(__file__).resolve().parents[2] / "programs").glob("*.toml"))
+PROGRAMS = sorted(p for p in (Path(__file__).resolve().parents[2] / "programs").glob("*.toml")
+                  if p.stem not in LARGE_PROGRAMS)
 
 
 @settings(max_examples=150, deadline=None)

@@ -8,16 +8,17 @@ import itertools
 import pytest
 
 from fuseflow.binding import bind
-from fuseflow.bundled import bundled_program_names, resolve_program
+from fuseflow.bundled import resolve_program
 from fuseflow.fusion import legal_groupings
 from fuseflow.ir import unify_region
 from fuseflow.orders import OrderSpace
 from fuseflow.schedule import levels
+from tests.bundled import enumerable_program_names
 
 ORDERS_PER_REGION = 200  # the first ones; graphsage's largest region has thousands
 
 
-@pytest.mark.parametrize("name", bundled_program_names())
+@pytest.mark.parametrize("name", enumerable_program_names())
 def test_orders_permute_the_region_variables_and_levels_depend_on_their_variable(name):
     program = resolve_program(name)
     binding = bind(program)

@@ -26,6 +26,10 @@ SMALL_DIMS = {
     "graphsage": {"N": 4, "F": 2, "H": 2, "C": 2},
     "sparse_autoencoder": {"B": 3, "D": 6, "Hd": 6},
     "block_attention": {"L": 8, "Dk": 2},
+    "deep_gcn": {"N": 5, "H": 2},
+    # two 16 x 16 mask blocks: a window, a global and a causal diagonal block
+    "transformer_block": {"T": 32, "D": 4, "F": 8},
+    "transformer12": {"T": 32, "D": 2, "F": 4},
 }
 
 

@@ -11,7 +11,7 @@ here and all of them under `pytest --slow`.
 import numpy as np
 import pytest
 
-from fuseflow.bundled import bundled_program_names
+from tests.bundled import enumerable_program_names
 from fuseflow.lower import lower_region
 from fuseflow.schedule import RegionSchedule
 from simulator import exact, fast
@@ -51,7 +51,7 @@ def _cases(name, policy, everything=False):
 
 
 @pytest.mark.parametrize("policy", ["stream", "accumulate"])
-@pytest.mark.parametrize("name", bundled_program_names())
+@pytest.mark.parametrize("name", enumerable_program_names())
 def test_every_region_and_order_matches_reference(request, name, policy):
     program, binding, data = small(name, TINY.get(name))
     memory, reference = reference_memory(program, binding, data)

@@ -5,14 +5,14 @@ and a sample of groupings does so token by token (exact executor)."""
 import numpy as np
 import pytest
 
-from fuseflow.bundled import bundled_program_names
+from tests.bundled import enumerable_program_names
 from fuseflow.fusion import legal_groupings
 from fuseflow.schedule import Schedule
 from simulator.evaluate import evaluate
 from tests.simulator.helpers import default_region, small
 
 
-@pytest.mark.parametrize("name", bundled_program_names())
+@pytest.mark.parametrize("name", enumerable_program_names())
 def test_every_grouping_passes_the_check(name):
     program, binding, data = small(name)
     groupings = list(legal_groupings(program))

@@ -16,6 +16,7 @@ from fuseflow.hardware import load_hardware
 from fuseflow.schedule import default_schedule
 from simulator.evaluate import evaluate
 from simulator.report import format_report
+from tests.bundled import LARGE_PROGRAMS
 from tests.simulator.helpers import SMALL_DIMS, random_schedule, small
 
 PROGRAMS = sorted(SMALL_DIMS)
@@ -45,7 +46,7 @@ def _assert_consistent(report):
 
 
 @pytest.mark.parametrize("bandwidth", [0.01, 1.0, 1000.0])
-@pytest.mark.parametrize("name", PROGRAMS)
+@pytest.mark.parametrize("name", [name for name in PROGRAMS if name not in LARGE_PROGRAMS])  # random groupings
 def test_breakdown_adds_up_and_the_class_follows_the_regions(name, bandwidth, tmp_path):
     program, binding, data = small(name)
     hw = _hardware(tmp_path, bandwidth)

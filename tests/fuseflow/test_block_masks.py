@@ -1,0 +1,89 @@
+"""BigBird block masks (fuseflow/block_masks.py): the blocks each row keeps, causality, the
+diagonal, the density the cost model is told, and the same mask for the same seed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from fuseflow.binding import bind
+from fuseflow.block_masks import BigBirdPattern, bigbird_mask, block_grid, stored_fraction
+from fuseflow.frontend import parse_program
+from simulator.data import materialize
+
+patterns = st.builds(BigBirdPattern, window=st.sampled_from([1, 3, 5]), global_blocks=st.integers(0, 3),
+                     random_blocks=st.integers(0, 4), causal=st.booleans())
+
+
+def kept_blocks(mask, block: int) -> np.ndarray:
+    rows, cols = mask.shape
+    n_rows, n_cols = block_grid(rows, cols, block)
+    grid = np.zeros((n_rows, n_cols), dtype=bool)
+    coo = mask.tocoo()
+    grid[coo.row // block, coo.col // block] = True
+    return grid
+
+
+@settings(max_examples=80, deadline=None)
+@given(patterns, st.integers(1, 70), st.sampled_from([1, 2, 4, 8]), st.integers(0, 2**32 - 1))
+def test_each_block_row_keeps_its_window_its_globals_and_its_random_blocks(pattern, size, block, seed):
+    mask = bigbird_mask(pattern, size, size, block, np.random.default_rng(seed))
+    assert set(np.unique(mask.data)) <= {1.0}
+    assert (mask.diagonal() == 1).all()           # a masked softmax never sums an empty row
+    grid = kept_blocks(mask, block)
+    n = grid.shape[0]
+    for row in range(n):
+        kept = set(np.flatnonzero(grid[row]))
+        assert pattern.fixed_columns(row, n) <= kept
+        assert len(kept) == pattern.blocks_in_row(row, n)
+        if pattern.causal:
+            assert max(kept) <= row
+    if pattern.causal:
+        assert not np.triu(mask.toarray(), k=1).any()  # no query sees a later key
+
+
+@settings(max_examples=60, deadline=None)
+@given(patterns, st.integers(1, 12), st.sampled_from([1, 2, 4]))
+def test_the_density_the_cost_model_is_told_is_the_masks(pattern, blocks, block):
+    size = blocks * block
+    mask = bigbird_mask(pattern, size, size, block, np.random.default_rng(0))
+    fraction = stored_fraction(pattern, size, size, block)
+    assert mask.nnz / size ** 2 == pytest.approx(fraction)
+
+
+def test_bigbird_itc_defaults_on_a_small_grid():
+    mask = bigbird_mask(BigBirdPattern(), 8, 8, 1, np.random.default_rng(0))
+    grid = mask.toarray().astype(bool)
+    assert grid[:2].all() and grid[:, :2].all()           # two global rows and columns
+    assert all(grid[r, r - 1:r + 2].all() for r in range(2, 7))  # the window
+    assert (grid.sum(axis=1)[2:] <= 3 + 2 + 3).all()
+
+
+PROGRAM = '''[dims]
+T = 152
+D = 2
+[tensors]
+M = { shape = ["T", "T"], format = ["dense", "compressed"], source = "bigbird", block = 16, pattern = { window = 3, global = 1, random = 1, causal = true } }
+Q = { shape = ["T", "D"], source = "random" }
+[[ops]]
+expr = "S(i,j) = M(i,j) * Q(i,d) * Q(j,d)"
+'''
+
+
+def test_a_program_gets_the_same_mask_for_the_same_seed_and_the_density_it_stores():
+    program = parse_program(PROGRAM, "mask.toml")
+    binding = bind(program)
+    first = materialize(program, binding).arrays["M"]
+    again = materialize(program, binding).arrays["M"]
+    other = materialize(program, binding, seed=1).arrays["M"]
+    assert (first != again).nnz == 0 and first.shape == (152, 152)  # cut at the edge: a 10 x 10 grid of 16
+    assert other.nnz != first.nnz or (other != first).nnz  # the random blocks move with the seed
+    expected = stored_fraction(program.tensors["M"].pattern, 152, 152, 16)
+    assert binding.stats["M"].value_density == pytest.approx(expected)
+
+
+def test_a_dense_bigbird_mask_is_materialized_dense():
+    program = parse_program(PROGRAM.replace('format = ["dense", "compressed"], ', ""), "mask.toml")
+    mask = materialize(program, bind(program)).arrays["M"]
+    assert isinstance(mask, np.ndarray) and mask.shape == (152, 152) and not np.triu(mask, k=1).any()
