@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 import tomllib
+from contextlib import contextmanager
 from typing import Any
 
 from fuseflow.errors import UserError, show_value
@@ -116,6 +118,27 @@ def _long_integer(text: str, where: str, error: type[UserError], what: str) -> U
                  fix=f"no number in {what} needs that many digits; check the file")
 
 
+@contextmanager
+def recursion_room(nesting: int):
+    """Python's JSON reader and writer recurse once or twice per level; files that hold
+    expression trees (a sketch of a program with hundreds of regions nests thousands of levels)
+    need a higher recursion limit than the default 1,000 while they are read or written."""
+    previous = sys.getrecursionlimit()
+    needed = 4 * nesting + 500
+    if needed > previous:
+        sys.setrecursionlimit(needed)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
+
+
+def dumps_deep(value: Any, nesting: int, **options) -> str:
+    """json.dumps for values nesting up to `nesting` levels (see recursion_room)."""
+    with recursion_room(nesting):
+        return json.dumps(value, **options)
+
+
 def parse_json_text(text: str, where: str, error: type[UserError] = UserError,
                     what: str = "a JSON file", *, surrogates: bool = False, nesting: int = MAX_NESTING) -> Any:
     """Decode JSON; NaN, infinities, huge integers and deep nesting are refused, and so is
@@ -124,8 +147,9 @@ def parse_json_text(text: str, where: str, error: type[UserError] = UserError,
     be raised for files that hold expression trees (sessions, replay targets), up to what
     Python's JSON decoder handles within its recursion limit."""
     try:
-        data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float,
-                          object_pairs_hook=_unique_keys)
+        with recursion_room(nesting):
+            data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float,
+                              object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise error(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", where=where,
                     fix="fix the JSON there (a missing comma, quote or bracket?)") from None

@@ -20,7 +20,6 @@ checks that the undone steps on the redo stack replay too.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from contextlib import contextmanager
@@ -29,7 +28,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterator, Mapping
 
 from fuseflow.files import read_user_bytes, write_text_atomic
-from fuseflow.readers import parse_json_text
+from fuseflow.readers import dumps_deep, parse_json_text
 from navigator.synth.sketch import SKETCH_JSON_NESTING
 from fuseflow.errors import UserError
 from navigator.lang import FactProgram, Library
@@ -396,7 +395,7 @@ class Session:
 
     def save(self, path: str | os.PathLike) -> None:
         try:
-            text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False)
+            text = dumps_deep(self.to_dict(), SKETCH_JSON_NESTING, indent=2, ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError) as exc:  # an object JSON cannot hold, or NaN / infinity
             raise SessionError(f"session context is not JSON-serialisable: {exc}",
                                where=str(path)) from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from fuseflow.errors import UserError
-from navigator.commands.common import add_policy_option, add_session_option, parse_dims, print_json
+from navigator.commands.common import add_policy_option, add_session_option, json_text, parse_dims, print_json
 from navigator.console import say
 
 JSON_VERSION = 1
@@ -138,7 +138,6 @@ def cmd_sample(args) -> int:
 def _sample_problem(args, spec, space) -> int:
     """A Honeybee problem's programs, drawn uniformly: each file is one expression in Honeybee's
     JSON form. Every program counts (a problem has no shortcut to leave out)."""
-    import json
     import random
     import secrets
 
@@ -156,7 +155,7 @@ def _sample_problem(args, spec, space) -> int:
     for index in range(1, args.n + 1):
         expression = space.expression_of(sampler.sample(rng))
         path = out / f"{file_stem(space.name)}-{index:0{width}d}.json"
-        write_text_atomic(path, json.dumps(expression, indent=2, ensure_ascii=False) + "\n")
+        write_text_atomic(path, json_text(expression) + "\n")
         files.append({"path": str(path), "key": schedule_key(expression)})
     unique = len({f["key"] for f in files})
     if args.json:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import re
 
 from fuseflow.errors import UserError
@@ -155,5 +154,14 @@ def load_program_args(args):
     return program, binding, hardware
 
 
+def json_text(value) -> str:
+    """Indented JSON of a value that may hold a sketch, thousands of levels deep for a program
+    with hundreds of regions (fuseflow.readers.dumps_deep)."""
+    from fuseflow.readers import dumps_deep
+    from navigator.synth.sketch import SKETCH_JSON_NESTING
+
+    return dumps_deep(value, SKETCH_JSON_NESTING, indent=2, ensure_ascii=False)
+
+
 def print_json(data) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False))
+    print(json_text(data))

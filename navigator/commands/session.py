@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fuseflow.errors import UserError
-from navigator.commands.common import add_session_option, parse_dims, print_json
+from navigator.commands.common import add_session_option, json_text, parse_dims, print_json
 from navigator.console import say, say_error
 
 
@@ -238,7 +238,6 @@ def _say_filled(filled) -> None:
 
 def _export_problem(args, workspace) -> int:
     """A Honeybee problem's expression in Honeybee's JSON form."""
-    import json
 
     from fuseflow.files import write_text_atomic
     from navigator.export import complete_expression
@@ -247,7 +246,7 @@ def _export_problem(args, workspace) -> int:
         _require_code(args, workspace.space.library)  # before --partial fills anything
     expression, filled = complete_expression(workspace.space, workspace.session, partial=args.partial)
     _say_filled(filled)
-    text = json.dumps(expression, indent=2, ensure_ascii=False) + "\n"
+    text = json_text(expression) + "\n"
     if args.json_out:
         write_text_atomic(args.json_out, text)
         say(f"wrote {args.json_out}")

@@ -4,7 +4,10 @@ The rule is generic, not FuseFlow's: a hole belongs to the region named by the `
 metadata field of its nearest enclosing application (the FuseFlow library puts one on every
 `dataflow`, `order`, `var_par`, ... application); a hole with no such application above it
 (the choice of fusion, of the next region) belongs to no region and is shown as
-program-wide. Libraries without a `region` field simply have no regions.
+program-wide. A list node (an application with a child of its own type, such as the
+FuseFlow library's `region(schedule, rest)`) names the region of its other children only: the
+rest of the list is not part of it, and a region starts at the element, not at the list.
+Libraries without a `region` field simply have no regions.
 """
 
 from __future__ import annotations
@@ -42,8 +45,13 @@ def region_view(sketch: Sketch) -> RegionView:
             hole_region[node.id] = region
             continue
         named = node.metadata_dict().get(REGION_FIELD)
-        if isinstance(named, str) and named != region:
+        if not isinstance(named, str) or not named:
+            named = region
+        continues = [child for _, child in node.args if child.type == node.type]
+        if continues:  # a list: its element belongs to `named`, the rest of the list does not
+            stack.extend((child, region if child.type == node.type else named) for _, child in reversed(node.args))
+            continue
+        if named != region:
             roots.setdefault(named, []).append(node)
-            region = named
-        stack.extend((child, region) for _, child in reversed(node.args))
+        stack.extend((child, named) for _, child in reversed(node.args))
     return RegionView(hole_region, roots)

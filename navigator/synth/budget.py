@@ -26,7 +26,7 @@ from fuseflow.memory import ResourceError
 MAX_WORK_ENV = "NAVIGATOR_MAX_WORK"
 #: steps one automatic fill (a strategy, `export --partial`) or one uniform sample may take:
 #: a library can have finitely many programs that are each too large to build step by step
-MAX_AUTO_STEPS = 2_000
+MAX_AUTO_STEPS = 20_000
 #: candidate rows one operation may visit (a few seconds of solving, a few GB at most)
 DEFAULT_MAX_WORK = 10_000_000
 #: and more per fact (the FuseFlow library visits about 8 rows per fact)

@@ -20,8 +20,9 @@ from typing import Iterator, Mapping, Union
 from fuseflow.memory import ResourceError
 from navigator.lang.formula import Value
 
-#: applications on the longest path from the root (the root application is at depth 1)
-MAX_SKETCH_DEPTH = 256
+#: applications on the longest path from the root (the root application is at depth 1): a list of
+#: regions nests one level per region, and programs have up to 1,000 ops
+MAX_SKETCH_DEPTH = 1200
 #: JSON levels a file holding a sketch may nest: Honeybee's form takes three per application
 #: ({"App": [..., {args}]}), plus a few for the file's envelope
 SKETCH_JSON_NESTING = 3 * MAX_SKETCH_DEPTH + 8

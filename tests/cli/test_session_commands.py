@@ -84,7 +84,7 @@ def test_fill_option_syntaxes(cli, spmm_session):
     cli("undo", ok=True)
     assert cli.json("show", schema="show")["can_redo"]
     cli("fill", "1", "1", ok=True)                                # menu number
-    cli("fill", "2", 'region{grouping="spmm", index=0, count=1}', ok=True)  # option id copied from show
+    cli("fill", "2", 'region{state="from spmm", region="spmm", is_default=true}', ok=True)  # option id from show
     cli("fill", "3", "--auto", "default", ok=True)
     cli("fill", "4", "--auto", "default", ok=True)
     cli("fill", "5", "order", "order=i k j", ok=True)             # FUNCTION FIELD=VALUE
@@ -198,12 +198,14 @@ def test_undo_and_redo_without_n_take_whole_commands(cli, tmp_path):
 def test_an_invalid_option_lists_at_most_ten_options(cli):
     cli("start", "gcn", "--dim", "N=4", "--dim", "F=4", "--dim", "H=2", "--dim", "C=2", ok=True)
     cli("fill", "?0", "1", ok=True)
-    for typed in (["99"], ["frobnicate"]):
-        result = cli("fill", "?1", *typed)
-        assert_user_error(result, "1. fuse{grouping=", "  2. fuse{grouping=", "and 22 more: `navigator show --hole 1`")
-        listed = result.stderr.split("1. fuse{", 1)[1]
-        assert listed.count(". fuse{") == 9 and 'program="gcn"' not in listed  # shared fields left out
-    assert len(cli.json("show", "--hole", "1", schema="show")["holes"][0]["options"]) == 32
+    cli("fill", "?1", "fuse", ok=True)
+    cli("fill", "?2", "6", ok=True)  # every op in one region: its order hole ?5 offers 120 orders
+    for typed in (["999"], ["frobnicate"]):
+        result = cli("fill", "?5", *typed)
+        assert_user_error(result, "1. order{order=", "  2. order{order=", "and 110 more: `navigator show --hole 5`")
+        listed = result.stderr.split("1. order{", 1)[1]
+        assert listed.count(". order{") == 9 and "region=" not in listed  # shared fields left out
+    assert len(cli.json("show", "--hole", "5", schema="show")["holes"][0]["options"]) == 120
 
 
 def test_history_golden_with_alternatives_and_commands(cli, golden):

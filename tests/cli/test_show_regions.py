@@ -13,7 +13,7 @@ from tests.cli.conftest import assert_user_error
 def gcn_session(cli):
     cli("start", "gcn", ok=True)
     cli("fill", "?0", "1", ok=True)
-    cli("fill", "?1", "1", ok=True)  # unfused: six regions
+    cli("fill", "?1", "unfused", ok=True)  # the shortcut: six regions in one step
     return cli
 
 
