@@ -169,6 +169,17 @@ class Oracle:
         """Complete programs extending the sketch."""
         return self.menus(sketch).total
 
+    def count_with_aliases(self) -> Count:
+        """Every complete program for the goal, aliases (shortcuts) included: `count` of the
+        initial sketch counts each program once, leaving out what is built through an alias."""
+        goal_type = self.facts.goal.type
+        found: int | None = 0
+        with self.budget.operation():
+            for meta in self.goal_metadata:
+                n = self.counts.raw_with_aliases(goal_type, meta)
+                found = None if n is None or found is None else found + n
+        return _as_count(found)
+
     def apply(self, sketch: Sketch, option: MenuOption) -> Sketch:
         """Take an offered step (no re-check: the option came from a menu of this sketch)."""
         decl = self.library.functions[option.function]
