@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import bisect
 import random
+
 from fuseflow.errors import UserError
 from fuseflow.memory import ResourceError
 from navigator.synth import MenuOption, Oracle, Sketch
 from navigator.synth.budget import MAX_AUTO_STEPS
+
 
 class SamplingError(UserError):
     """The space cannot be sampled uniformly (unbounded, or empty)."""

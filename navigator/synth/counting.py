@@ -76,9 +76,6 @@ class DerivationCounts:
 
     # -- queries --------------------------------------------------------------------
 
-    def is_alias(self, function_index: int) -> bool:
-        return self._alias[function_index]
-
     def value(self, type_name: str, meta: Meta) -> Count:
         """N(T, m): complete programs of type T whose result has metadata m, built without
         aliases (0 for a pair that is not inhabited, or that only an alias builds)."""

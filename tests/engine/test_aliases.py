@@ -117,7 +117,7 @@ def test_a_pair_only_an_alias_builds_counts_zero_yet_its_alias_shows_its_real_co
     oracle = Oracle(*shortcut())
     assert oracle.count_programs("Part", {"v": 7}) == Count(0)
     assert oracle.inhabited_metadata("Part") == [{"v": 1}, {"v": 2}, {"v": 3}, {"v": 7}]
-    preset = [i for i, cf in enumerate(oracle.functions) if cf.name == "preset"][0]
+    preset = next(i for i, cf in enumerate(oracle.functions) if cf.name == "preset")
     assert oracle.counts.function(preset, (7,)) == Count(1)
     sketch = oracle.step(oracle.initial_sketch(), 0, "plan{size=2}")
     menus = oracle.menus(sketch)
@@ -419,8 +419,8 @@ def test_an_alias_marked_default_on_a_cycle_does_not_loop():
     session = Session(library, facts)
     fill_open_holes(session, get_strategy("default"), max_steps=100)
     assert session.complete
-    assert [s.function for s in session.steps][0] == "wrap"
-    assert [s.function for s in session.steps].count("wrap") == 1
+    functions = [s.function for s in session.steps]
+    assert functions[0] == "wrap" and functions.count("wrap") == 1
 
 
 def test_an_alias_marked_default_is_still_the_default():
