@@ -1,34 +1,32 @@
 """Draw complete schedules uniformly at random, using the menus' exact counts.
 
+The space sampled is the programs built without aliases. A library marks a shortcut with
+`alias = true` (the FuseFlow library's `default_schedule`): every program built through it is
+also built without it, so drawing it would give those programs a second chance. The counts
+leave alias derivations out everywhere (docs/engine.md#counting), and the sampler never takes
+an alias option.
+
 Why this is uniform: at each step take the lowest open hole. Every completion of the current
-sketch fills that hole with exactly one offered option, and an option's `count` is the number
-of completions that go through it, so the counts at that hole partition the completions.
-Picking option o with probability count(o) / Σ count gives every completion the probability
+sketch (without aliases in its holes) fills that hole with exactly one offered option that is
+not an alias, and such an option's `count` is the number of completions that go through it,
+so the counts of the non-alias options at that hole partition the completions. Picking
+option o with probability count(o) / Σ count gives every completion the probability
 
     count(o1)/total · count(o2)/count(o1) · … · 1/count(ok) = 1/total
 
 (the product telescopes, since after a step the new total is the option's count). Nothing is
 enumerated; the counts are exact Python integers, so this works for spaces of 10^16 schedules.
-
-The FuseFlow library offers one shortcut at the root, `default_schedule`: a second expression
-for a schedule the `schedule` branch already contains. Keeping it would give the compiler's
-default schedule twice the probability of any other, so `SHORTCUTS` are never drawn and every
-schedule has probability 1 / (number of schedules).
 """
 
 from __future__ import annotations
 
 import bisect
 import random
-from typing import Iterable
 
 from fuseflow.errors import UserError
 from fuseflow.memory import ResourceError
 from navigator.synth import MenuOption, Oracle, Sketch
 from navigator.synth.budget import MAX_AUTO_STEPS
-
-#: functions that are a second way to write a schedule already in the space
-SHORTCUTS = frozenset({"default_schedule"})
 
 
 class SamplingError(UserError):
@@ -38,17 +36,15 @@ class SamplingError(UserError):
 class UniformSampler:
     """Samples complete sketches of one oracle; memoizes the per-sketch choices it computed."""
 
-    def __init__(self, oracle: Oracle, *, skip: Iterable[str] = SHORTCUTS, memo_limit: int = 200_000,
-                 max_steps: int = MAX_AUTO_STEPS):
+    def __init__(self, oracle: Oracle, *, memo_limit: int = 200_000, max_steps: int = MAX_AUTO_STEPS):
         self.oracle = oracle
         self.max_steps = max_steps
         self._where = ", ".join(oracle.library.sources) or None
-        self.skip = frozenset(skip)
         self._memo: dict[Sketch, tuple[list[MenuOption], list[int]]] = {}
         self._memo_limit = memo_limit
 
     def size(self, sketch: Sketch | None = None) -> int:
-        """How many complete sketches `sample` chooses among (shortcuts excluded at the first hole)."""
+        """How many complete sketches `sample` chooses among (those built without aliases)."""
         sketch = sketch or self.oracle.initial_sketch()
         if sketch.complete:
             return 1
@@ -64,7 +60,7 @@ class UniformSampler:
                                 fix="the library's conditions admit no complete program for these facts; check them "
                                     "against the facts (`navigator facts PROGRAM` shows them)")
         menu = menus.for_hole(sketch.lowest_hole().id)  # only this hole's menu is built
-        options = [o for o in menu.options if o.function not in self.skip]
+        options = [o for o in menu.options if not o.alias]
         unbounded = [o.id for o in options if o.count.unbounded]
         if unbounded:
             raise SamplingError(f"?{menu.hole} leads to unboundedly many programs (through {unbounded[0]})",
@@ -77,7 +73,8 @@ class UniformSampler:
             cumulative.append(running)
         if running == 0:
             raise SamplingError(f"?{menu.hole} offers nothing to sample", where=self._where,
-                                fix="every option at this hole is a shortcut; the library offers no other program")
+                                fix="only shortcuts (alias = true) complete it: the library builds no program "
+                                    "here without them")
         if len(self._memo) >= self._memo_limit:
             self._memo.clear()
         self._memo[sketch] = (options, cumulative)

@@ -137,7 +137,7 @@ def cmd_sample(args) -> int:
 
 def _sample_problem(args, spec, space) -> int:
     """A Honeybee problem's programs, drawn uniformly: each file is one expression in Honeybee's
-    JSON form. Every program counts (a problem has no shortcut to leave out)."""
+    JSON form. Every program built without its library's aliases (shortcuts) counts."""
     import random
     import secrets
 
@@ -145,7 +145,7 @@ def _sample_problem(args, spec, space) -> int:
     from navigator.batch.records import schedule_key
     from navigator.sampling import UniformSampler
 
-    sampler = UniformSampler(space.oracle, skip=())
+    sampler = UniformSampler(space.oracle)
     size = sampler.size()
     seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
     rng = random.Random(seed)

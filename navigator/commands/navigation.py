@@ -32,12 +32,13 @@ def cmd_facts(args) -> int:
 
 
 def _count_problem(args, space) -> int:
-    """A Honeybee problem's programs: every complete expression counts."""
+    """A Honeybee problem's programs: every complete expression built without the library's
+    aliases (shortcuts) counts once."""
     count = space.oracle.count(space.initial_sketch()).to_json()
     if args.json:
         print_json({"program": space.name, "kind": "honeybee-problem", "schedules": count,
-                    "programs_in_library": count, "closed_form": None, "problem": space.facts.source,
-                    "library": ", ".join(space.library.sources) or None})
+                    "programs_in_library": space.oracle.count_with_aliases().to_json(), "closed_form": None,
+                    "problem": space.facts.source, "library": ", ".join(space.library.sources) or None})
         return 0
     print(f"{space.name}: {count} programs (Honeybee problem {space.facts.source})")
     return 0
@@ -57,13 +58,11 @@ def cmd_count(args) -> int:
         return _count_problem(args, problem)
     program, binding, _ = load_program_args(args)
     space = ScheduleSpace.build(program, binding, args.library)
-    count = space.oracle.count(space.initial_sketch())
+    schedules = space.oracle.count(space.initial_sketch()).to_json()
     size = schedule_space_size(program, binding) if args.library is None else None
-    # The library's default_schedule shortcut is one more program, equal to a schedule already counted.
-    schedules = count.value - 1 if (args.library is None and not count.unbounded) else count.to_json()
     if args.json:
-        print_json({"program": program.name, "schedules": schedules, "programs_in_library": count.to_json(),
-                    "closed_form": size})
+        print_json({"program": program.name, "schedules": schedules,
+                    "programs_in_library": space.oracle.count_with_aliases().to_json(), "closed_form": size})
         return 0
     print(f"{program.name}: {schedules} schedules")
     if size is not None:

@@ -2,7 +2,7 @@
 
 Every Honeybee library loads. Navigator's extensions (documented in
 docs/formula-language.md) are the `<=` operator, negative integer literals, fact patterns
-that leave fields out, trailing commas in patterns, and a `default` key on functions.
+that leave fields out, trailing commas in patterns, and `default` and `alias` keys on functions.
 Unknown keys are ignored as Honeybee ignores them, but reported in `Library.warnings`.
 """
 
@@ -34,7 +34,7 @@ from navigator.lang.toml_source import parse_toml, read_toml_text
 WHAT = "a scheduling library"
 _TOP_LEVEL_KEYS = ("Prop", "Type", "Function", "Preamble", "Config")
 _DECL_KEYS = ("params", "info")
-_FUNCTION_KEYS = ("params", "ret", "condition", "info", "default")
+_FUNCTION_KEYS = ("params", "ret", "condition", "info", "default", "alias")
 
 
 def load_library(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> Library:
@@ -260,7 +260,8 @@ class _Builder:
                 self.problem(exc, found)
         self.skip_if(found)
         default = _default_mark(body.get("default"), f"{where}.default", self.types[ret])
-        return FunctionDecl(name, tuple(params), ret, tuple(condition), _info(body, where), default)
+        alias = _alias_mark(body.get("alias", False), f"{where}.alias")
+        return FunctionDecl(name, tuple(params), ret, tuple(condition), _info(body, where), default, alias)
 
     def _require_type(self, type_name: Any, where: str, what: str) -> None:
         if not isinstance(type_name, str):
@@ -350,6 +351,13 @@ def _default_mark(raw: Any, where: str, ret: TypeDecl) -> DefaultMark | None:
             pairs.append((field_name, value))
         choices.append(tuple(pairs))
     return DefaultMark(tuple(choices))
+
+
+def _alias_mark(raw: Any, where: str) -> bool:
+    if not isinstance(raw, bool):
+        raise LibraryError(f"alias must be true or false, got {_toml_kind(raw)}", where=where,
+                           fix="write alias = true on a shortcut function, or leave the key out")
+    return raw
 
 
 def _info(body: dict[str, Any], where: str) -> Mapping[str, Any]:

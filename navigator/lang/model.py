@@ -90,6 +90,9 @@ class FunctionDecl:
     condition: tuple[Formula, ...]
     info: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
     default: DefaultMark | None = None
+    #: a shortcut (a Navigator extension): every program built through it is also built
+    #: without it, so counts leave its derivations out (docs/formula-language.md)
+    alias: bool = False
 
     @property
     def param_names(self) -> tuple[str, ...]:

@@ -74,7 +74,7 @@ def hole_json(menu: HoleMenu, library: Library | None = None) -> dict[str, Any]:
         "default": default,
         "options": [{"number": i, "id": o.id, "function": o.function, "metadata": o.metadata_dict(),
                      "count": o.count.to_json(), "subtree_count": o.subtree_count.to_json(),
-                     "default": o.is_default,
+                     "default": o.is_default, "alias": o.alias,
                      "info": _json_safe(_info(library, o.function)) if library is not None else {}}
                     for i, o in enumerate(menu.options, 1)],
     }
@@ -129,7 +129,7 @@ def format_menu(menu: HoleMenu, library: Library | None = None, verbose: bool = 
     for number, option in enumerate(menu.options, 1):
         info = _info(library, option.function) if library is not None else {}
         title = _info_text(info, "title")
-        mark = "   (default)" if option.is_default else ""
+        mark = ("   (default)" if option.is_default else "") + ("   (shortcut)" if option.alias else "")
         lines.append(f"  {number:>{width}}. {option.id}{mark}" + (f"   -- {_title_line(title)}" if title else ""))
         description = _info_text(info, "description") if verbose else None
         if description:

@@ -65,6 +65,8 @@ class CompiledFunction:
     param_names: tuple[str, ...]
     comparisons: tuple[CompiledComparison, ...]
     patterns: tuple[CompiledPattern, ...]
+    #: a shortcut: its derivations are left out of the counts of the pairs it derives
+    alias: bool = False
 
     @property
     def ret_type(self) -> str:
@@ -106,6 +108,7 @@ def compile_function(index: int, decl: FunctionDecl, library: Library) -> Compil
         param_names=decl.param_names,
         comparisons=tuple(comparisons),
         patterns=tuple(patterns),
+        alias=decl.alias,
     )
 
 

@@ -5,12 +5,21 @@ pair's inhabitation table (`Tables.pair`): for each function `f` that derives it
 solutions of `f`'s condition with the return metadata given, split into components that no
 condition links. Counts follow by dynamic programming, children first:
 
-    N(T, m)            = sum over functions f deriving (T, m) of N_f(T, m)
+    N(T, m)            = sum over the non-alias functions f deriving (T, m) of N_f(T, m)
     N_f(T, m)          = product over components c of f of W(f, c)
     W(f, c)            = sum over solutions of c of the product of N(child)
 
+A function marked `alias = true` is a shortcut: every program built through it is also
+built without it. Its derivations are left out of N, so every program is counted once and
+the non-alias options of a hole partition its completions; N_f of an alias is still its own
+count (its children counted without aliases). N can be 0 for an inhabited pair that only an
+alias builds, and 0 wins over unbounded in a product. `A` and `A_f` are the same counts
+with alias derivations included (every complete program), kept only where they differ from
+N and N_f: they bound what a run of defaults can build, and `navigator count` reports them.
+
 A pair is unbounded when it lies on a cycle or reaches one: every edge here is productive
-(all children are inhabited), so a cycle can be pumped into arbitrarily large programs.
+(all children are inhabited), so a cycle can be pumped into arbitrarily large programs. With
+aliases left out that holds for A, and N is settled per cycle by `alias_cycles`.
 Nothing enumerates programs; Python ints hold the exact, possibly huge, counts, up to
 MAX_COUNT: a finite count can still double its digits at every level of a recursion (a
 binary tree of depth 30 has 2^(2^30) shapes), and such numbers cost minutes to multiply and
@@ -30,6 +39,7 @@ from __future__ import annotations
 
 from fuseflow.memory import ResourceError
 from navigator.lang.formula import describe_value
+from navigator.synth.alias_cycles import count_cycle_without_aliases
 from navigator.synth.compiled import CompiledFunction, Meta
 from navigator.synth.count import ONE, UNBOUNDED, ZERO, Count
 from navigator.synth.inhabitation import Derivations, Tables
@@ -41,15 +51,23 @@ MAX_COUNT = 10 ** MAX_COUNT_DIGITS
 
 
 class DerivationCounts:
-    """Counts of complete programs per (type, metadata) and per (function, metadata)."""
+    """Counts of complete programs per (type, metadata) and per (function, metadata):
+    N and N_f leave alias derivations out, A and A_f count every program."""
 
     def __init__(self, functions: tuple[CompiledFunction, ...], tables: Tables):
         self.functions = functions
         self.tables = tables
-        #: (type, meta) -> count, None when unbounded (plain ints: cheaper than Count)
+        self._alias = tuple(cf.alias for cf in functions)
+        self._has_alias = any(self._alias)
+        #: types some alias derives: only there, and above, can A differ from N
+        self._alias_types = frozenset(cf.ret_type for cf in functions if cf.alias)
+        #: (type, meta) -> N, None when unbounded (plain ints: cheaper than Count)
         self._n: dict[tuple[str, Meta], int | None] = {}
-        #: (function index, meta) -> count, None when unbounded
+        #: (function index, meta) -> N_f, None when unbounded
         self._nf: dict[tuple[int, Meta], int | None] = {}
+        #: A and A_f where they differ from N and N_f (empty for a library without aliases)
+        self._a: dict[tuple[str, Meta], int | None] = {}
+        self._af: dict[tuple[int, Meta], int | None] = {}
         #: (type, meta) -> indices of the functions deriving it, in library order
         self._derivers: dict[tuple[str, Meta], tuple[int, ...]] = {}
         #: derivations of finished pairs not counted yet
@@ -59,7 +77,8 @@ class DerivationCounts:
     # -- queries --------------------------------------------------------------------
 
     def value(self, type_name: str, meta: Meta) -> Count:
-        """N(T, m): complete programs of type T whose result has metadata m."""
+        """N(T, m): complete programs of type T whose result has metadata m, built without
+        aliases (0 for a pair that is not inhabited, or that only an alias builds)."""
         n = self._n.get((type_name, meta), _MISSING)
         if n is _MISSING:
             if not self.tables.in_domain(type_name, meta):
@@ -76,13 +95,20 @@ class DerivationCounts:
             n = self._n[key]
         return n  # type: ignore[return-value]
 
+    def raw_with_aliases(self, type_name: str, meta: Meta) -> int | None:
+        """A(T, m): every complete program, aliases included (None: unbounded)."""
+        n = self.raw(type_name, meta)
+        return self._a.get((type_name, meta), n)
+
     def function(self, function_index: int, meta: Meta) -> Count:
-        """N_f(T, m): complete programs whose root is function f with metadata m."""
+        """N_f(T, m): complete programs whose root is function f with metadata m (for an
+        alias too), their subtrees built without aliases."""
         n = self._nf.get((function_index, meta), _MISSING)
         if n is _MISSING:
             cf = self.functions[function_index]
-            if self.value(cf.ret_type, meta).value == 0:
+            if not self.tables.in_domain(cf.ret_type, meta):
                 return ZERO
+            self.raw(cf.ret_type, meta)  # counts every function deriving the pair
             n = self._nf.get((function_index, meta), 0)
         return _count(n)  # type: ignore[arg-type]
 
@@ -90,8 +116,13 @@ class DerivationCounts:
         """N_f(T, m) as an int (None: unbounded), for a pair already counted."""
         return self._nf.get((function_index, meta), 0)
 
+    def raw_function_with_aliases(self, function_index: int, meta: Meta) -> int | None:
+        """A_f(T, m), for a pair already counted."""
+        key = (function_index, meta)
+        return self._af.get(key, self._nf.get(key, 0))
+
     def derivers_of(self, type_name: str, meta: Meta) -> tuple[int, ...]:
-        """The functions deriving (T, m), in library order."""
+        """The functions deriving (T, m), in library order (aliases included)."""
         derivers = self._derivers.get((type_name, meta))
         if derivers is None:
             if not self.tables.in_domain(type_name, meta):
@@ -112,19 +143,57 @@ class DerivationCounts:
         its derivations for `_count_from`. (A pair all of whose children are counted is
         on no cycle: a counted pair reaches only counted pairs.)"""
         node = (type_name, meta)
-        if node not in self._n and not self._settle(node, derivations, False, partial=True):
+        if node not in self._n and not self._settle(node, derivations, partial=True):
             self._pending[node] = derivations
 
-    def _settle(self, node: tuple[str, Meta], derivations: Derivations, cyclic: bool,
-                partial: bool = False) -> bool:
-        """Count a node from its children's counts. `partial`: a child may be uncounted,
-        then give up (return False). In a cyclic SCC the members are already marked
-        unbounded."""
-        get = self._n.get
+    def _settle(self, node: tuple[str, Meta], derivations: Derivations, partial: bool = False) -> bool:
+        """Count a node from its children's counts: N_f and A_f of every function deriving
+        it, N and A. `partial`: a child may be uncounted, then give up (return False)."""
+        terms = self._terms(derivations, self._n.get, partial)
+        if terms is None:
+            return False
+        alias = self._alias
+        total: int | None = 0
+        for fi, term in terms:
+            if not alias[fi]:
+                total = None if term is None or total is None else total + term
+        self._check_limit(node, total)
+        with_aliases = None
+        if self._a or node[0] in self._alias_types:
+            with_aliases = self._terms(derivations, self._get_with_aliases, partial)
+            if with_aliases is None:
+                return False
+            all_total: int | None = 0
+            for _, term in with_aliases:
+                all_total = None if term is None or all_total is None else all_total + term
+            self._check_limit(node, all_total)
+        meta = node[1]
+        nf = self._nf
+        for fi, term in terms:
+            nf[(fi, meta)] = term
+        if with_aliases is not None:
+            for (fi, term), (_, all_term) in zip(terms, with_aliases):
+                if all_term != term:
+                    self._af[(fi, meta)] = all_term
+            if all_total != total:
+                self._a[node] = all_total
+            else:
+                self._a.pop(node, None)
+        self._derivers[node] = tuple([fi for fi, _ in terms])
+        self._n[node] = total
+        self._pending.pop(node, None)
+        return True
+
+    def _get_with_aliases(self, key: tuple[str, Meta], default: object) -> object:
+        found = self._a.get(key, _MISSING)
+        return self._n.get(key, default) if found is _MISSING else found
+
+    def _terms(self, derivations: Derivations, get, partial: bool) -> list[tuple[int, int | None]] | None:
+        """Each deriving function's count from the children's counts (`get`: N or A).
+        A child that is not counted yet: None if `partial`, else a bug."""
         missing = _MISSING
         functions = self.functions
         results = []
-        total: int | None = 0
         for fi, components in derivations:
             types = functions[fi].slot_types
             term: int | None = 1
@@ -139,39 +208,76 @@ class DerivationCounts:
                             weight = None
                         elif c is missing:
                             if partial:
-                                return False
+                                return None
                             raise AssertionError(f"uncounted child {(t, m)}")
                         elif weight is not None:
                             weight += c  # type: ignore[operator]
                 else:
                     slot_types = [types[s] for s in slots]
                     for _, metas in comp.solutions:
-                        part: int | None = 1
+                        part = 1
+                        unbounded = False
                         for t, m in zip(slot_types, metas):
                             c = get((t, m), missing)
-                            if c is missing:
+                            if c is None:
+                                unbounded = True
+                            elif c is missing:
                                 if partial:
-                                    return False
+                                    return None
                                 raise AssertionError(f"uncounted child {(t, m)}")
-                            part = None if c is None or part is None else part * c  # type: ignore[operator]
-                        weight = None if part is None or weight is None else weight + part
-                # every child is inhabited (count >= 1), so no zero meets an unbounded
-                term = None if weight is None or term is None else term * weight
+                            else:
+                                part *= c  # type: ignore[operator]
+                        if part == 0:
+                            continue  # a child with no program (only an alias builds it): none here
+                        if unbounded:
+                            weight = None
+                        elif weight is not None:
+                            weight += part
+                # zero wins over unbounded: a component with no completion leaves none
+                if weight == 0 or term == 0:
+                    term = 0
+                else:
+                    term = None if weight is None or term is None else term * weight
             results.append((fi, term))
-            total = None if term is None or total is None else total + term
+        return results
+
+    def _check_limit(self, node: tuple[str, Meta], total: int | None) -> None:
         if total is not None and total > MAX_COUNT:
             raise ResourceError(
                 f"{node[0]} {_short(meta_text(node[1]))} has more than 10^{MAX_COUNT_DIGITS} complete programs; "
                 f"Navigator counts exactly up to {MAX_COUNT_DIGITS:,} digits", where=self.tables.budget.where,
                 fix="the library's recursion multiplies the programs at every level; bound it more tightly")
-        meta = node[1]
-        nf = self._nf
-        for fi, term in results:
-            nf[(fi, meta)] = term
-        self._derivers[node] = tuple([fi for fi, _ in results])
-        self._n[node] = None if cyclic else total
-        self._pending.pop(node, None)
-        return True
+
+    def _settle_cycle(self, scc: list[tuple[str, Meta]], derivations: dict[tuple[str, Meta], Derivations]) -> None:
+        """Count a cyclic strongly connected set of pairs (over every derivation). Every
+        member has unboundedly many programs (A): all are inhabited, so the cycle can be
+        pumped. Without aliases, N = A; with them, `alias_cycles` settles N. Then each
+        member's functions are counted from the members' values."""
+        done = self._n
+        try:
+            if self._has_alias:
+                for member in scc:
+                    self._a[member] = None
+                count_cycle_without_aliases(scc, derivations, done, self.functions, self._count_kept)
+            else:
+                for member in scc:
+                    done[member] = None
+            for member in scc:
+                self._settle(member, derivations[member])
+        except BaseException:
+            for member in scc:
+                if member not in self._derivers:
+                    done.pop(member, None)
+                    self._a.pop(member, None)
+            raise
+
+    def _count_kept(self, node: tuple[str, Meta], kept: Derivations) -> None:
+        """N of a cycle member from its productive non-alias derivations (`alias_cycles`)."""
+        total: int | None = 0
+        for _, term in self._terms(kept, self._n.get, False):  # type: ignore[union-attr]
+            total = None if term is None or total is None else total + term
+        self._check_limit(node, total)
+        self._n[node] = total
 
     def _expand(self, node: tuple[str, Meta]) -> tuple[Derivations, dict] | None:
         """An uncounted node's derivations and distinct children; None if it got counted
@@ -242,19 +348,9 @@ class DerivationCounts:
                 on_stack.discard(scc[-1])
             cyclic = len(scc) > 1 or node in expanded[node][1]
             if not cyclic:
-                self._settle(node, expanded.pop(node)[0], False)
+                self._settle(node, expanded.pop(node)[0])
                 continue
-            # Mark the SCC first so that members see each other as unbounded.
-            for member in scc:
-                done[member] = None
-            try:
-                for member in scc:
-                    self._settle(member, expanded.pop(member)[0], True)
-            except BaseException:
-                for member in scc:
-                    if member not in self._derivers:
-                        del done[member]
-                raise
+            self._settle_cycle(scc, {member: expanded.pop(member)[0] for member in scc})
 
 
 def _count(n: int | None) -> Count:

@@ -36,6 +36,9 @@ class MenuOption:
     #: complete programs rooted at this function with this metadata (the subtree alone)
     subtree_count: Count
     is_default: bool = False
+    #: the function is a shortcut (`alias = true`): what it builds is also built without it,
+    #: so `count` is not part of the hole's total (the other options partition it)
+    alias: bool = False
 
     @property
     def id(self) -> str:
@@ -64,6 +67,7 @@ class MenuOption:
             "count": self.count.to_json(),
             "subtree_count": self.subtree_count.to_json(),
             "default": self.is_default,
+            "alias": self.alias,
         }
 
 

@@ -45,10 +45,13 @@ class _Group:
     """One component of an application's hole children."""
 
     slots: tuple[int, ...]
-    #: completions of the group's holes (None: unbounded; never 0 for a completable group)
+    #: completions of the group's holes (None: unbounded; 0 when only aliases complete it)
     total: int | None
     #: per slot: allowed metadata -> number of ways to complete the other holes of the group
     weights: dict[int, dict[Meta, int | None]] = field(default_factory=dict)
+    #: the same counting alias derivations too (every program), when they differ: what a run
+    #: of defaults can build (None: the weights above)
+    weights_with_aliases: dict[int, dict[Meta, int | None]] | None = None
     #: per slot: the parts of the hole's menu that do not depend on the rest of the sketch
     #: (made on first use; an application's groups are cached, so menus after a step only
     #: rebuild the options' counts)
@@ -63,7 +66,9 @@ class _Group:
 
 
 def _mul(a: int | None, b: int | None) -> int | None:
-    """Product of counts that are >= 1 or None (unbounded)."""
+    """Product of counts (None: unbounded); zero wins over unbounded."""
+    if a == 0 or b == 0:
+        return 0
     return None if a is None or b is None else a * b
 
 
@@ -94,6 +99,7 @@ class Oracle:
         self.fact_index = FactIndex(facts)
         self.domain = build_domain(library, facts, self.fact_index)
         self.functions = compile_library(library)
+        self._has_aliases = any(cf.alias for cf in self.functions)
         self._by_name = {cf.name: cf for cf in self.functions}
         self.tables = Tables(self.functions,
                              {name: tuple(f.type for f in t.fields)
@@ -163,6 +169,17 @@ class Oracle:
         """Complete programs extending the sketch."""
         return self.menus(sketch).total
 
+    def count_with_aliases(self) -> Count:
+        """Every complete program for the goal, aliases (shortcuts) included: `count` of the
+        initial sketch counts each program once, leaving out what is built through an alias."""
+        goal_type = self.facts.goal.type
+        found: int | None = 0
+        with self.budget.operation():
+            for meta in self.goal_metadata:
+                n = self.counts.raw_with_aliases(goal_type, meta)
+                found = None if n is None or found is None else found + n
+        return _as_count(found)
+
     def apply(self, sketch: Sketch, option: MenuOption) -> Sketch:
         """Take an offered step (no re-check: the option came from a menu of this sketch)."""
         decl = self.library.functions[option.function]
@@ -224,28 +241,32 @@ class Oracle:
         entries, default_index, allowed = base
         hole_id, hole_type = hole.id, hole.type
         options = tuple([
-            MenuOption(hole_id, function, hole_type, metadata,
-                       UNBOUNDED if weight is None or others is None else Count(weight * others),
-                       subtree, index == default_index)
-            for index, (function, metadata, weight, subtree) in enumerate(entries)])
+            MenuOption(hole_id, function, hole_type, metadata, _as_count(_mul(weight, others)),
+                       subtree, index == default_index, alias)
+            for index, (function, metadata, weight, subtree, alias, _) in enumerate(entries)])
         return HoleMenu(hole_id, hole_type, parent[0], parent[1], options, allowed)
 
     def _menu_base(self, type_name: str, group: _Group, slot: int) -> tuple:
         """A hole's options without the factor from the rest of the sketch: sorted
-        (function, metadata, subtree count x weight, subtree count), the default's index,
+        (function, metadata, subtree count x weight, subtree count, alias, whether every
+        program through it, aliases included, is finite in number), the default's index,
         and the allowed metadata."""
         weights = group.weights[slot]
+        weights_with_aliases = (group.weights_with_aliases or group.weights)[slot]
         names = self.library.types[type_name].field_names
+        counts = self.counts
         entries = []
         for meta, weight in weights.items():
             pairs = tuple(zip(names, meta))
-            for fi in self.counts.derivers_of(type_name, meta):
-                subtree = self.counts.raw_function(fi, meta)
+            for fi in counts.derivers_of(type_name, meta):
+                subtree = counts.raw_function(fi, meta)
+                bounded = _mul(counts.raw_function_with_aliases(fi, meta), weights_with_aliases[meta]) is not None
                 entries.append(((fi, _meta_key(meta)), self.functions[fi].name, pairs,
-                                _mul(subtree, weight), _as_count(subtree), fi, meta))
+                                _mul(subtree, weight), _as_count(subtree), self.functions[fi].alias, bounded,
+                                fi, meta))
         entries.sort(key=lambda e: e[0])
-        derivations = [(entry[5], entry[6]) for entry in entries]
-        entries = [entry[1:5] for entry in entries]
+        derivations = [(entry[7], entry[8]) for entry in entries]
+        entries = [entry[1:7] for entry in entries]
         allowed = tuple(tuple(zip(names, m)) for m in sorted(weights, key=_meta_key))
         return entries, self._default_index(entries, derivations, group, slot), allowed
 
@@ -259,7 +280,8 @@ class Oracle:
 
         1. The library's marks decide, in priority order (function declaration order, then the
            mark's choices, then menu order), among the marked options below which the hole and
-           its siblings have finitely many completions: whatever defaults do there, they stop.
+           its siblings have finitely many completions (aliases included): whatever defaults do
+           there, they stop.
         2. Otherwise following marks could recurse forever (a marked `wrap: Schedule ->
            Schedule`). Each option gets a height, the least height of a completion of it and its
            siblings; a marked option is still taken if its height is below the least completion
@@ -267,7 +289,7 @@ class Oracle:
         3. Otherwise the default is an option of the least height, marked ones first.
         A hole with no marked option has no default."""
         marked: dict[int, tuple[int, int]] = {}
-        for index, (function, metadata, _, _) in enumerate(entries):
+        for index, (function, metadata, *_) in enumerate(entries):
             rank = self._default_order.get(function)
             if rank is None:
                 continue
@@ -276,7 +298,7 @@ class Oracle:
                 marked[index] = (rank, choice)
         if not marked:
             return None
-        finite = [(priority, index) for index, priority in marked.items() if entries[index][2] is not None]
+        finite = [(priority, index) for index, priority in marked.items() if entries[index][5]]
         if finite:
             return min(finite)[1]
         return self._smallest_completion(derivations, group, slot, marked)
@@ -402,31 +424,14 @@ class Oracle:
             if all(meta is not None for meta in metas):
                 return "its condition does not hold"
             return "its condition cannot hold for any completion of its holes"
-        raw = self.counts.raw
         groups = []
         for comp in components:
-            types = [cf.slot_types[s] for s in comp.param_slots]
-            weights: dict[int, dict[Meta, int | None]] = {s: {} for s in comp.param_slots}
-            group_total: int | None = 0
-            for _, solution in comp.solutions:
-                ns = [raw(t, m) for t, m in zip(types, solution)]
-                term: int | None = 1
-                for n in ns:
-                    term = _mul(term, n)
-                group_total = None if term is None or group_total is None else group_total + term
-                for i, slot in enumerate(comp.param_slots):
-                    rest: int | None = 1
-                    for j, n in enumerate(ns):
-                        if j != i:
-                            rest = _mul(rest, n)
-                    bucket = weights[slot]
-                    meta = solution[i]
-                    if meta in bucket:
-                        previous = bucket[meta]
-                        bucket[meta] = None if previous is None or rest is None else previous + rest
-                    else:
-                        bucket[meta] = rest
-            groups.append(_Group(comp.param_slots, group_total, weights, types=tuple(types),
+            types = tuple(cf.slot_types[s] for s in comp.param_slots)
+            weights, group_total = _component_weights(comp, types, self.counts.raw)
+            with_aliases = None
+            if self._has_aliases:  # a run of defaults may take aliases: bound what they build
+                with_aliases = _component_weights(comp, types, self.counts.raw_with_aliases)[0]
+            groups.append(_Group(comp.param_slots, group_total, weights, with_aliases, types=types,
                                  solutions=comp.solutions, parent=(cf.index, app.meta)))
         return groups
 
@@ -448,6 +453,32 @@ class Oracle:
             if child.type != pdecl.type:
                 return f"argument {param} must be a {pdecl.type}, got a {child.type}"
         return None
+
+
+def _component_weights(comp, types: tuple[str, ...], count) -> tuple[dict[int, dict[Meta, int | None]], int | None]:
+    """For each slot of a component of holes, allowed metadata -> the ways to complete the
+    other holes (`count(type, meta)` per hole), and the component's completions."""
+    weights: dict[int, dict[Meta, int | None]] = {s: {} for s in comp.param_slots}
+    total: int | None = 0
+    for _, solution in comp.solutions:
+        ns = [count(t, m) for t, m in zip(types, solution)]
+        term: int | None = 1
+        for n in ns:
+            term = _mul(term, n)
+        total = None if term is None or total is None else total + term
+        for i, slot in enumerate(comp.param_slots):
+            rest: int | None = 1
+            for j, n in enumerate(ns):
+                if j != i:
+                    rest = _mul(rest, n)
+            bucket = weights[slot]
+            meta = solution[i]
+            if meta in bucket:
+                previous = bucket[meta]
+                bucket[meta] = None if previous is None or rest is None else previous + rest
+            else:
+                bucket[meta] = rest
+    return weights, total
 
 
 def _check_goal_depth(library: Library, goal_type: str, heights: Mapping[str, int]) -> None:

@@ -65,10 +65,13 @@ def test_show_golden_files(cli, golden):
 
 def test_show_json_schema_and_numbers(cli, spmm_session):
     data = cli.json("show", schema="show")
-    assert data["completions"] == 33 and data["open_holes"] == [0] and not data["complete"]
+    assert data["completions"] == 32 and data["open_holes"] == [0] and not data["complete"]
     [root] = data["holes"]
     assert [o["number"] for o in root["options"]] == [1, 2]
     assert root["default"] == 1 and root["options"][0]["count"] == 32
+    # default_schedule is a shortcut: offered with its one program, not part of the 32
+    assert [(o["function"], o["count"], o["alias"]) for o in root["options"]] == [
+        ("schedule", 32, False), ("default_schedule", 1, True)]
     assert data["program"] == {"name": "spmm", "spec": "spmm", "bundled": True, "data": None,
                                "dims": {"J": 2, "N": 2}, "library": None, "kind": "tensor"}
     assert root["options"][0]["info"]["title"] == "Schedule the program"
@@ -188,7 +191,7 @@ def test_undo_and_redo_without_n_take_whole_commands(cli, tmp_path):
     undone = cli.json("undo", schema="steps")
     assert [s["hole"] for s in undone["steps"]] == [14, 13, 5] and undone["history_length"] == 10
     undone = cli.json("undo", schema="steps")
-    assert len(undone["steps"]) == 10 and undone["open_holes"] == [0] and undone["completions"] == 33
+    assert len(undone["steps"]) == 10 and undone["open_holes"] == [0] and undone["completions"] == 32
     redone = cli.json("redo", schema="steps")
     assert len(redone["steps"]) == 10 and redone["steps"][0]["hole"] == 0 and redone["open_holes"] == [5, 7, 9]
     assert len(cli.json("redo", schema="steps")["steps"]) == 3

@@ -4,6 +4,7 @@
 use =, !=, <, <= and fact patterns (with wildcards and left-out fields). Parameter types
 are drawn freely, so recursive and mutually recursive libraries come up often. Literals
 come from a tiny pool so that the finite domain stays small and brute force stays cheap.
+With `aliases=True`, about one function in three is marked `alias = true` (a shortcut).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def toml_value(value) -> str:
 
 
 @st.composite
-def problems(draw, max_types: int = 6, max_functions: int = 10):
+def problems(draw, max_types: int = 6, max_functions: int = 10, aliases: bool = False):
     n_types = draw(st.integers(2, max_types))
     types = [[(f"f{k}", draw(st.sampled_from(VALUE_TYPES)))
               for k in range(draw(st.integers(0, 2)))] for _ in range(n_types)]
@@ -80,6 +81,8 @@ def problems(draw, max_types: int = 6, max_functions: int = 10):
         lines.append("condition = [" + ", ".join(f"'{c}'" for c in conditions) + "]")
         if draw(st.integers(0, 4)) == 0:
             lines.append("default = true")
+        if aliases and draw(st.integers(0, 2)) == 0:
+            lines.append("alias = true")
         lines.append("")
 
     facts = []

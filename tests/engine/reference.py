@@ -9,6 +9,9 @@ Everything here is the definition, computed the slow, obvious way:
 - counts come from a DP over tree depth: a finite pair has no tree deeper than the number
   of inhabited pairs (a deeper path would repeat a pair and could be pumped), and a pair is
   unbounded iff it has a tree of depth greater than that number;
+- counts leave out every tree that uses an alias function (`alias = true`), except that an
+  alias's own subtree count (and an option's count after an alias step) is its trees with
+  the alias at the root and none below; `count_all` counts every tree;
 - programs up to a size bound are enumerated explicitly.
 
 Only navigator.lang (the input model) and the sketch data classes are shared.
@@ -87,6 +90,7 @@ class Reference:
         self.metas = {
             name: [tuple(c) for c in itertools.product(*(self.values[f.type] for f in t.fields))]
             for name, t in library.types.items()}
+        self.aliases = {name for name, decl in library.functions.items() if decl.alias}
         self._fixpoint()
         self._counts()
 
@@ -120,36 +124,61 @@ class Reference:
         for decl, ret, children in self.instances:
             by_label[(decl.ret, ret)].append((decl, children))
         self.by_label = by_label
-        # N[d][x]: trees of depth <= d
+        self.count_all = self._tree_counts(labels, lambda decl: True)
+        self.count = self._tree_counts(labels, lambda decl: decl.name not in self.aliases)
+
+    def _tree_counts(self, labels, allowed):
+        """Trees per label built from the instances of `allowed` functions only."""
+        instances = {x: [(decl, children) for decl, children in self.by_label[x] if allowed(decl)]
+                     for x in labels}
+        # N[x]: trees of depth <= d, after d rounds
         N = {x: 0 for x in labels}
         for _ in range(self.depth_bound):
             N = {x: sum(_prod(N[(p.type, c)] for p, c in zip(decl.params, children))
-                        for decl, children in by_label[x]) for x in labels}
-        # deep[x]: some tree of depth >= d
-        deep = {x: True for x in labels}
+                        for decl, children in instances[x]) for x in labels}
+        # a label with no tree of depth <= the bound has none at all
+        built = {x for x in labels if N[x] > 0}
+        # deep[x]: some tree of depth >= d (its children must all have trees)
+        deep = {x: x in built for x in labels}
         for _ in range(self.depth_bound):
-            deep = {x: any(any(deep[(p.type, c)] for p, c in zip(decl.params, children))
-                           for decl, children in by_label[x]) for x in labels}
-        self.count = {x: (INF if deep[x] else N[x]) for x in labels}
+            deep = {x: any(all((p.type, c) in built for p, c in zip(decl.params, children))
+                           and any(deep[(p.type, c)] for p, c in zip(decl.params, children))
+                           for decl, children in instances[x]) for x in labels}
+        return {x: (INF if deep[x] else N[x]) for x in labels}
 
     def value_count(self, type_name, meta):
         return self.count.get((type_name, meta), 0)
 
-    def subtree_count(self, function, meta):
+    def value_count_all(self, type_name, meta):
+        return self.count_all.get((type_name, meta), 0)
+
+    def subtree_count(self, function, meta, count=None):
+        """Trees rooted at (function, meta), their children counted by `count` (default:
+        without aliases)."""
+        count = count or self.value_count
         decl = self.library.functions[function]
         total = 0
         for d, children in self.by_label[(decl.ret, meta)]:
             if d.name == function:
                 term = 1
                 for p, c in zip(decl.params, children):
-                    term = _mul(term, self.value_count(p.type, c))
+                    term = _mul(term, count(p.type, c))
                 total = _add(total, term)
         return total
 
+    def subtree_count_all(self, function, meta):
+        return self.subtree_count(function, meta, self.value_count_all)
+
     # -- sketches -------------------------------------------------------------------
 
-    def completions(self, sketch):
-        """How many complete programs extend the sketch (INF if unbounded)."""
+    def completable(self, sketch):
+        """Whether some complete program, aliases allowed, extends the sketch."""
+        return self.completions(sketch, lambda t, m: 1) != 0
+
+    def completions(self, sketch, weight=None):
+        """How many complete programs extend the sketch (INF if unbounded), without aliases in
+        its holes; `weight(type, meta)` counts a hole's fills instead."""
+        weight = weight or self.value_count
         holes = []
         apps = []
 
@@ -205,7 +234,7 @@ class Reference:
                     return 0
                 term = 1
                 for h in holes:
-                    term = _mul(term, self.value_count(h.type, assignment[h.id]))
+                    term = _mul(term, weight(h.type, assignment[h.id]))
                 return term
             total = 0
             hole = holes[i]

@@ -55,7 +55,7 @@ def test_every_sampled_expression_of_the_example_replays(seed):
     import random
 
     space = ProblemSpace.build(EXAMPLE / "pipeline.hb.toml", EXAMPLE / "pipeline.hblib.toml")
-    sketch = UniformSampler(space.oracle, skip=()).sample(random.Random(seed))
+    sketch = UniformSampler(space.oracle).sample(random.Random(seed))
     expression = space.expression_of(sketch)
     report = replay(space.library, space.facts, expression, oracle=space.oracle)
     assert report.reached and len(report.rounds) == 4

@@ -53,12 +53,13 @@ def test_whole_space_equals_validator(name):
     direct = [schedule for schedule, sketches in reached.items() for sketch in sketches if not via_shortcut(sketch)]
     assert sorted(direct, key=repr) == sorted(expected, key=repr)
     assert space.oracle.count(space.initial_sketch()).value == len(expected)
+    root = space.oracle.menus(space.initial_sketch()).holes[0]
+    assert [o.function for o in root.options if o.alias] == ["default_schedule"]
 
 
 def via_shortcut(sketch):
-    if sketch.root.function == "default_schedule":
-        return True
-    return sketch.root.arg("fusion").function != "fuse"
+    """Built through an alias (a shortcut) at the root or at the fusion."""
+    return sketch.root.function == "default_schedule" or sketch.root.arg("fusion").function != "fuse"
 
 
 def regions_hole(menus):
