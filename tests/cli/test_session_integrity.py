@@ -130,3 +130,20 @@ def test_a_context_from_a_newer_navigator_is_refused(cli, session):
                       "upgrade navigator")
     edit(session, lambda d, c: c.update(version="two"))
     assert_user_error(cli("show"), "context.navigator.version must be a positive integer")
+
+
+def test_a_session_saved_before_region_by_region_fusion_says_its_library_changed(cli, tmp_path):
+    """tests/cli/data/session_before_incremental_fusion.json was saved by the navigator that chose
+    a whole grouping in one step (gcn, grouping `... | transform2+bias2`, 34 steps). Opening it now
+    names what changed instead of failing on an unknown option; --accept-changes then stops at
+    the first step the new library does not offer, naming it."""
+    import shutil
+    from pathlib import Path
+
+    shutil.copy(Path(__file__).parent / "data" / "session_before_incremental_fusion.json", tmp_path / "old.json")
+    before = (tmp_path / "old.json").read_bytes()
+    assert_user_error(cli("show", "--session", "old.json"), "old.json: changed since the session was saved",
+                      "the bundled scheduling library (navigator was upgraded)", "--accept-changes")
+    replayed = cli("show", "--session", "old.json", "--accept-changes")
+    assert replayed.returncode == 2 and "fuse{" in replayed.stderr and "\n" not in replayed.stderr.strip()
+    assert (tmp_path / "old.json").read_bytes() == before  # never rewritten by a failed load
