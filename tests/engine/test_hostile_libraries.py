@@ -22,7 +22,8 @@ from navigator.replay import replay
 from navigator.sampling import SamplingError, UniformSampler
 from navigator.session import Session
 from navigator.synth import App, Hole, Oracle, Sketch, format_sketch, node_to_json, sketch_from_json
-from navigator.synth.sketch import MAX_SKETCH_DEPTH, SketchTooDeep
+from fuseflow.readers import dumps_deep, recursion_room
+from navigator.synth.sketch import MAX_SKETCH_DEPTH, SKETCH_JSON_NESTING, SketchTooDeep
 
 from .oracle_checks import load
 from .random_problems import problems
@@ -161,13 +162,13 @@ def chain_library(length: int) -> str:
     return "".join(lines)
 
 
-def test_a_chain_of_1000_types_is_refused_up_front():
-    """Was: RecursionError in `sample`."""
-    library = parse_library(chain_library(1000), "chain.hblib.toml")
+def test_a_chain_of_2000_types_is_refused_up_front():
+    """Was: RecursionError in `sample` (with 1,000 types, when sketches nested at most 256 deep)."""
+    library = parse_library(chain_library(2000), "chain.hblib.toml")
     facts = parse_facts('[Goal]\nname = "G"\n', library)
     with pytest.raises(LibraryError) as info:
         Oracle(library, facts)
-    assert "nests at least 1001 applications deep" in one_line(info.value)
+    assert "nests at least 2001 applications deep" in one_line(info.value)
     assert "G <- T0 <- T1" in str(info.value) and info.value.where == "chain.hblib.toml"
 
 
@@ -178,11 +179,13 @@ def test_a_chain_within_the_depth_limit_navigates_prints_and_round_trips():
     fill_open_holes(session, get_strategy("default"))
     sketch = session.sketch
     assert sketch.complete and UniformSampler(session.oracle).sample(random.Random(0)) == sketch
-    text = json.dumps(node_to_json(sketch.root), indent=2)  # the session file's writer
-    again = sketch_from_json(json.loads(text), library, "G")
+    text = dumps_deep(node_to_json(sketch.root), SKETCH_JSON_NESTING, indent=2)  # the session file's writer
+    with recursion_room(SKETCH_JSON_NESTING):
+        target = json.loads(text)
+    again = sketch_from_json(target, library, "G")
     assert again.root == sketch.root and hash(again.root) == hash(sketch.root)
     assert format_sketch(sketch).count("\n") > MAX_SKETCH_DEPTH
-    assert replay(library, facts, json.loads(text), oracle=session.oracle).reached
+    assert replay(library, facts, target, oracle=session.oracle).reached
 
 
 def deep_node(depth: int, leaf: int = 0):
@@ -199,7 +202,7 @@ def test_sketch_walkers_do_not_recurse():
     assert Sketch(a, 1) == Sketch(b, 1) and len({Sketch(a, 1), Sketch(b, 1)}) == 1
     assert format_sketch(a, width=40).count("\n") == 2 * 5000  # a head and a closer per level, and ?0
     data = node_to_json(a)
-    with pytest.raises(UserError, match="more than 256 applications deep"):
+    with pytest.raises(UserError, match=f"more than {MAX_SKETCH_DEPTH} applications deep"):
         library = parse_library('[Type.T]\nparams.x = "Int"\n[Function.f]\nparams.a = "T"\nret = "T"\n')
         sketch_from_json(data, library, "T")
 
@@ -207,8 +210,8 @@ def test_sketch_walkers_do_not_recurse():
 def test_a_deep_replay_target_is_an_expression_error():
     library = parse_library('[Type.T]\nparams.x = "Int"\n[Function.f]\nparams.a = "T"\nret = "T"\n')
     facts = parse_facts('[Goal]\nname = "T"\n', library)
-    with pytest.raises(UserError, match="nests more than 256"):
-        replay(library, facts, node_to_json(deep_node(3000)))
+    with pytest.raises(UserError, match=f"nests more than {MAX_SKETCH_DEPTH}"):
+        replay(library, facts, node_to_json(deep_node(MAX_SKETCH_DEPTH + 1000)))
 
 
 def test_a_step_past_the_depth_limit_is_a_resource_error():
@@ -218,7 +221,7 @@ def test_a_step_past_the_depth_limit_is_a_resource_error():
     sketch = oracle.initial_sketch()
     for _ in range(MAX_SKETCH_DEPTH - 1):
         sketch = oracle.apply(sketch, oracle.menus(sketch).option(sketch.lowest_hole().id, "wrap"))
-    with pytest.raises(SketchTooDeep, match="wrap would nest the sketch 256 applications deep"):
+    with pytest.raises(SketchTooDeep, match=f"wrap would nest the sketch {MAX_SKETCH_DEPTH} applications deep"):
         oracle.apply(sketch, oracle.menus(sketch).option(sketch.lowest_hole().id, "wrap"))
     assert oracle.apply(sketch, oracle.menus(sketch).option(sketch.lowest_hole().id, "leaf")).complete
 

@@ -7,13 +7,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fuseflow.bundled import bundled_program_names, resolve_program
 from fuseflow.frontend import load_program, parse_program
 from fuseflow.fusion import grouping_problem, legal_groupings
 from fuseflow.fusion_count import count_legal_groupings
-from fuseflow.fusion_shortcuts import largest_fusion, per_layer_grouping, shortcut_groupings
+from fuseflow.fusion_shortcuts import largest_fusion, shortcut_groupings
 from fuseflow.fusion_steps import DONE, FusionSteps
 from fuseflow.memory import ResourceError
 
+from tests.bundled import LARGE_PROGRAMS
 from tests.dag_programs import dag_programs
 from tests.partitions import set_partitions
 
@@ -131,11 +133,20 @@ def test_every_shortcut_is_a_legal_grouping_the_steps_reach(text):
         assert steps.derivation(grouping) is not None, name
 
 
-@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [p for p in PROGRAMS if p.stem not in LARGE_PROGRAMS], ids=lambda p: p.stem)
 def test_every_bundled_program_builds_its_enumerated_groupings(path):
     program = load_program(path)
     assert derivations(FusionSteps(program)) == list(legal_groupings(program))
-    assert per_layer_grouping(program)  # computed without enumerating groupings
+
+
+@pytest.mark.parametrize("name", bundled_program_names())
+def test_every_bundled_program_counts_the_same_over_its_steps(name):
+    """Also the programs whose groupings are too many to list (transformer12: about 4e76)."""
+    program = resolve_program(name)
+    steps = FusionSteps(program)
+    assert count_by_steps(steps) == count_legal_groupings(program)
+    for grouping in shortcut_groupings(program).values():
+        assert steps.derivation(grouping) is not None and grouping_problem(program, grouping) is None
 
 
 def test_a_derivation_of_an_illegal_grouping_is_none():

@@ -10,20 +10,19 @@ from hypothesis import strategies as st
 
 from fuseflow.binding import bind
 from fuseflow.errors import ProgramError
-from fuseflow.bundled import bundled_program_text, resolve_program
+from fuseflow.bundled import bundled_program_names, bundled_program_text, resolve_program
 from fuseflow.facts import program_facts
 from fuseflow.frontend import TOP_KEYS
 from navigator.honeybee_problem import PROBLEM_KEYS, ProblemSpace, is_problem_document, is_problem_file
 from navigator.lang.toml_source import parse_toml
 from navigator.replay import replay
 from navigator.sampling import UniformSampler
-from tests.bundled import enumerable_program_names
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "examples" / "honeybee"
 
 
-@pytest.mark.parametrize("name", enumerable_program_names())
+@pytest.mark.parametrize("name", bundled_program_names())
 def test_bundled_programs_are_tensor_programs_and_their_facts_are_problems(name, tmp_path):
     program_text = bundled_program_text(name)
     assert not is_problem_document(parse_toml(program_text, name, ProgramError))

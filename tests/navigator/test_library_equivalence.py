@@ -29,14 +29,14 @@ WHOLE = {"spmm": {"N": 2, "J": 2}, "sddmm": {"N": 2, "K": 2}, "nested_matmul": {
 # programs above exercise factors and shapes.
 GNN_DIMS = {"N": 1, "F": 1, "H": 1, "C": 1}
 BY_REGION = {"gcn": GNN_DIMS, "sparse_autoencoder": {"B": 1, "D": 2, "Hd": 1}, "block_attention": {"L": 1, "Dk": 1},
-             "gcn_logsoftmax": GNN_DIMS}
+             "gcn_logsoftmax": GNN_DIMS, "deep_gcn": {"N": 1, "H": 1, "layers": 2}}
 #: regions of graphsage checked in CI: up to this many variables (its count is also checked
 #: against the closed form in test_navigation_commands.py)
 GRAPHSAGE_CI_VARS = 6
 
 
 def space_for(name, dims):
-    program = resolve_program(name)
+    program = resolve_program(name, dims)
     binding = bind(program, dims=dims)
     return program, binding, ScheduleSpace.build(program, binding)
 

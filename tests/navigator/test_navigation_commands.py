@@ -28,12 +28,15 @@ def test_facts_parse_with_the_library(capsys, tmp_path):
 
 @pytest.mark.parametrize("name,dims", [("spmm", {}), ("sddmm", {}), ("nested_matmul", {"I": 4, "J": 4, "K": 2, "L": 2}),
                                        ("gcn", {"N": 2, "F": 1, "H": 2, "C": 1}),
-                                       ("graphsage", {"N": 1, "F": 1, "H": 1, "C": 1})])
+                                       ("graphsage", {"N": 1, "F": 1, "H": 1, "C": 1}),
+                                       ("deep_gcn", {"layers": 8}), ("transformer_block", {})])
 def test_count_equals_closed_form(name, dims, capsys):
+    """The engine counts over the region-by-region fusion states (fuseflow.fusion_steps); the closed
+    form sums over the groupings by inclusion-exclusion (fuseflow.fusion_count): two computations."""
     args = ["count", name, "--json"] + [a for k, v in dims.items() for a in ("--dim", f"{k}={v}")]
     assert main(args) == 0
     data = json.loads(capsys.readouterr().out)
-    program = resolve_program(name)
+    program = resolve_program(name, dims)
     assert data["schedules"] == schedule_space_size(program, bind(program, dims=dims))["schedules"]
     assert data["schedules"] == data["closed_form"]["schedules"]
 

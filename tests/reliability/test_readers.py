@@ -58,6 +58,7 @@ def test_files_holding_sketches_may_nest_as_deep_as_a_sketch(tmp_path):
     session of any program with more than about 16 regions."""
     import json
 
+    from fuseflow.readers import dumps_deep
     from navigator.session import Session, SessionError
     from navigator.synth.sketch import MAX_SKETCH_DEPTH, SKETCH_JSON_NESTING
 
@@ -65,7 +66,8 @@ def test_files_holding_sketches_may_nest_as_deep_as_a_sketch(tmp_path):
     for _ in range(MAX_SKETCH_DEPTH):
         deep = {"App": [{"name": "f", "metadata": {}, "arity": ["x"]}, {"x": deep}]}
     path = tmp_path / "session.json"
-    path.write_text(json.dumps({"format": "navigator-session", "version": 1, "steps": [], "sketch": deep}))
+    path.write_text(dumps_deep({"format": "navigator-session", "version": 1, "steps": [], "sketch": deep},
+                               SKETCH_JSON_NESTING))
     assert nesting_depth(Session.read_file(path)["sketch"], SKETCH_JSON_NESTING) == 3 * MAX_SKETCH_DEPTH + 1
     too_deep = "[" * SKETCH_JSON_NESTING + "]" * SKETCH_JSON_NESTING  # inside the envelope: one more
     path.write_text('{"format": "navigator-session", "version": 1, "steps": [], "sketch": ' + too_deep + "}")
