@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import networkx as nx
 
 from fuseflow.budget import StepBudget
-from fuseflow.ir import MAX_VARS, Program, UnificationError, unify_region
+from fuseflow.ir import MAX_VARS, Program, Unification, UnificationError, unify_region
 from fuseflow.memo import BoundedMemo
 from fuseflow.op_masks import OpMasks, bits, mask_of, op_masks
 
@@ -75,6 +75,27 @@ def region_cannot_grow(program: Program, group: tuple[str, ...] | list[str]) -> 
     except UnificationError:
         return True
     return False
+
+
+def grown_region_legal(program: Program, unification: Unification) -> bool:
+    """Whether a connected, convex group of ops is a legal region (region_problem is None for
+    it), from its unification alone: fuseflow.fusion_steps grows only such groups, thousands of
+    them, and building each Region would dominate. The same two rules as region_problem's last
+    ones: at most MAX_VARS loop variables, and no variable that an op reduces over is used by an
+    op downstream of it (the single-pass rule of _second_pass_problem, per variable class)."""
+    if unification.count > MAX_VARS:
+        return False
+    desc = op_masks(program).desc
+    for root, reducers in unification.reducers.items():
+        users = unification.users.get(root)
+        if users is None:
+            continue
+        below = 0
+        for p in bits(reducers):
+            below |= desc[p]
+        if below & users:
+            return False
+    return True
 
 
 def _second_pass_problem(program: Program, region, masks: OpMasks, mask: int) -> str | None:

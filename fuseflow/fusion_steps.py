@@ -24,18 +24,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fuseflow.budget import StepBudget
-from fuseflow.fusion import region_cannot_grow, region_problem
-from fuseflow.ir import Program
+from fuseflow.fusion import grown_region_legal
+from fuseflow.ir import Program, Unification, unify_grow
+from fuseflow.memo import BoundedMemo
 from fuseflow.op_masks import bits as _bits, op_masks
 
 #: Work while exploring the fusion states of one program, in ops of the candidate regions examined
 #: (a few µs each). A 12-block transformer uses about 10% of it; an element-wise chain of 1,000
 #: ops, where every interval fuses, runs out in a few seconds.
 MAX_STEP_WORK = 1_000_000
+#: Unifications kept for regions not examined yet (a few KB each).
+MAX_PENDING = 4096
 _FIX = ("split the program into smaller programs: the ways to fuse grow with the number of ops that "
         "can run side by side")
 
 DONE = "all placed"
+_NOT_GROWN = object()  # a region whose unification was not grown from a smaller one
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,10 @@ class FusionSteps:
     program: Program
     budget: StepBudget | None = None
     _steps: dict[FusionState, tuple[FusionStep, ...]] = field(default_factory=dict, repr=False)
+    _facts: dict[int, tuple[bool, tuple[int, ...]] | None] = field(default_factory=dict, repr=False)
+    # bounded: on a long fusable chain many are never examined; a dropped one is grown from scratch
+    _pending: dict[int, Unification | None] = field(default_factory=lambda: BoundedMemo(MAX_PENDING),
+                                                    repr=False)
 
     def __post_init__(self) -> None:
         self.names = [op.name for op in self.program.ops]
@@ -172,22 +180,40 @@ class FusionSteps:
         found = []
         while stack:
             region = stack.pop()
-            ops = self._ops(region)
-            self.budget.spend(len(ops))
-            if region_cannot_grow(self.program, ops):
+            self.budget.spend(region.bit_count())
+            facts = self._region_facts(region)
+            if facts is None:
                 continue
-            if region_problem(self.program, ops) is None and not self._closes_cycle(region, unplaced, links):
+            legal, children = facts
+            if legal and not self._closes_cycle(region, unplaced, links):
                 found.append(region)
-            reach = 0
-            for i in _bits(region):
-                reach |= self.masks.neighbours(i)
-            for j in _bits(reach & unplaced & ~region):
-                grown = self.masks.convex_closure(region | 1 << j)
+            for grown in children:
                 if grown & ~unplaced or grown in seen:
                     continue
                 seen.add(grown)
                 stack.append(grown)
         return found
+
+    def _region_facts(self, region: int) -> tuple[bool, tuple[int, ...]] | None:
+        """What does not depend on the state, memoized per region (regions recur across states):
+        None when the region cannot grow (fusion.region_cannot_grow), else whether it is legal
+        (fusion.region_problem is None) and the convex closures of it plus one neighbour (a state
+        keeps those holding no placed op). A region's unification is grown from the one it was
+        reached from, kept until the region is examined."""
+        if region in self._facts:
+            return self._facts[region]
+        unification = self._pending.pop(region, _NOT_GROWN)
+        if unification is _NOT_GROWN:
+            unification = unify_grow(self.program, region)
+        facts = None
+        if unification is not None:
+            children = tuple(self.masks.grown_closures(region))
+            facts = (grown_region_legal(self.program, unification), children)
+            for child in children:
+                if child not in self._facts and child not in self._pending:
+                    self._pending[child] = unify_grow(self.program, child, unification)
+        self._facts[region] = facts
+        return facts
 
     def _out(self, i: int, unplaced: int, links: dict[int, int]) -> int:
         """Where op i leads among the unplaced ops: its consumers, and what it reaches through

@@ -230,49 +230,168 @@ def unify_region(program: Program, ops: list[str] | tuple[str, ...]) -> Region:
     return cache[key]
 
 
+@dataclass(frozen=True)
+class _UnifyPlan:
+    """A program's op graph as small ints for unification: op i's variables are the ids
+    base[i] .. base[i] + len(op.vars) - 1, and every producer/consumer edge is a list of id pairs
+    to merge, so unifying a group is a union-find over ints (it runs on thousands of groups)."""
+
+    base: tuple[int, ...]
+    edges: tuple[tuple[tuple[int, tuple[tuple[int, int], ...]], ...], ...]  # op i: (producer j, pairs)
+    dims: tuple[tuple[str, ...], ...]        # op i: the dimension of each of its variables
+    consumers: tuple[int, ...]               # op i: a bit mask of the ops that read its output
+    touching: tuple[tuple[tuple[int, tuple[tuple[int, int], ...]], ...], ...]  # op i: edges at either end
+    op_of: tuple[int, ...]                   # variable id -> its op
+    reduced: tuple[tuple[int, ...], ...]     # op i: the ids of its reduction variables
+
+
+def _unify_plan(program: Program) -> _UnifyPlan:
+    plan = program.memo.get("unify_plan")
+    if plan is None:
+        position = program.op_position
+        base, count = [], 0
+        for op in program.ops:
+            base.append(count)
+            count += len(op.vars)
+        edges, consumers = [], [0] * len(program.ops)
+        for i, op in enumerate(program.ops):
+            own = []
+            for access in op.inputs:
+                source = program.producer.get(access.tensor)
+                if source is None:
+                    continue
+                j = position[source]
+                producer = program.ops[j]
+                pairs = tuple((base[j] + producer.vars.index(p), base[i] + op.vars.index(c))
+                              for p, c in zip(producer.output_vars, access.indices))
+                own.append((j, pairs))
+                consumers[j] |= 1 << i
+            edges.append(tuple(own))
+        dims = tuple(tuple(program.var_dim(op, v) for v in op.vars) for op in program.ops)
+        touching: list[list] = [list(own) for own in edges]
+        for i, own in enumerate(edges):
+            for j, pairs in own:
+                if j != i:
+                    touching[j].append((i, pairs))
+        op_of = tuple(i for i, op in enumerate(program.ops) for _ in op.vars)
+        reduced = tuple(tuple(base[i] + op.vars.index(v) for v in op.reduction_vars)
+                        for i, op in enumerate(program.ops))
+        plan = program.memo["unify_plan"] = _UnifyPlan(tuple(base), tuple(edges), dims, tuple(consumers),
+                                                       tuple(map(tuple, touching)), op_of, reduced)
+    return plan
+
+
+@dataclass(frozen=True)
+class Unification:
+    """The variable classes of a group of ops (a bit mask over program positions), without the
+    Region's names: enough to decide legality, and grown from a smaller group's in the time of
+    the ops added (fuseflow.fusion_steps examines thousands of regions, each a few ops more than
+    one examined before). Classes are union-find roots over the plan's variable ids; a root
+    missing from `users` is a class of one variable."""
+
+    mask: int
+    parent: dict[int, int]
+    users: dict[int, int]        # root -> mask of the ops with a variable in the class
+    reducers: dict[int, int]     # root -> mask of the ops reducing over the class (if any)
+    count: int                   # number of classes: the region's loop variables
+
+
+def unify_grow(program: Program, mask: int, smaller: Unification | None = None) -> Unification | None:
+    """The unification of the ops in `mask`, grown from that of a subset of them; None when it
+    merges two variables of one op (as unify_region raises UnificationError)."""
+    plan = _unify_plan(program)
+    if smaller is None:
+        parent, users, reducers, count, old = {}, {}, {}, 0, 0
+    else:
+        parent, users, reducers = dict(smaller.parent), dict(smaller.users), dict(smaller.reducers)
+        count, old = smaller.count, smaller.mask
+    op_of = plan.op_of
+    added = mask & ~old
+    rest = added
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        i = low.bit_length() - 1
+        count += len(program.ops[i].vars)
+        for var in plan.reduced[i]:
+            reducers[var] = low
+    rest = added
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        for j, pairs in plan.touching[low.bit_length() - 1]:
+            if not mask >> j & 1:
+                continue
+            for produced, consumed in pairs:
+                a = produced
+                while a in parent:
+                    a = parent[a]
+                b = consumed
+                while b in parent:
+                    b = parent[b]
+                if produced != a:
+                    parent[produced] = a
+                if consumed != b:
+                    parent[consumed] = b
+                if a == b:
+                    continue
+                users_a = users.pop(a, None) or 1 << op_of[a]
+                users_b = users.get(b) or 1 << op_of[b]
+                if users_a & users_b:  # some op has a variable on each side
+                    return None
+                parent[a] = b
+                users[b] = users_a | users_b
+                reduced = reducers.pop(a, 0)
+                if reduced:
+                    reducers[b] = reducers.get(b, 0) | reduced
+                count -= 1
+    return Unification(mask, parent, users, reducers, count)
+
+
 def _unify_region(program: Program, ops: list[str] | tuple[str, ...]) -> Region:
     position = program.op_position
-    members = sorted((name for name in set(ops) if name in position), key=position.__getitem__)
-    parent: dict[tuple[str, str], tuple[str, str]] = {}
+    members = sorted({position[name] for name in ops if name in position})
+    plan = _unify_plan(program)
+    mask = 0
+    for i in members:
+        mask |= 1 << i
+    parent: dict[int, int] = {}  # union-find over variable ids; an id not in it is a root
 
-    def find(key: tuple[str, str]) -> tuple[str, str]:
-        while parent.setdefault(key, key) != key:
-            parent[key] = parent[parent[key]]
-            key = parent[key]
-        return key
+    def find(x: int) -> int:
+        root = x
+        while root in parent:
+            root = parent[root]
+        while x != root:  # path compression
+            parent[x], x = root, parent[x]
+        return root
 
-    for name in members:
-        for var in program.op_by_name[name].vars:
-            find((name, var))
-    for name in members:
-        op = program.op_by_name[name]
-        for access in op.inputs:
-            source = program.producer.get(access.tensor)
-            if source in members:
-                out_vars = program.op_by_name[source].output_vars
-                for produced, consumed in zip(out_vars, access.indices):
-                    a, b = find((source, produced)), find((name, consumed))
+    for i in members:
+        for j, pairs in plan.edges[i]:
+            if mask >> j & 1:
+                for produced, consumed in pairs:
+                    a, b = find(produced), find(consumed)
                     if a != b:
                         parent[a] = b
     # One op's distinct variables must stay distinct, or fusion changed the computation.
-    for name in members:
-        op = program.op_by_name[name]
-        roots = [find((name, v)) for v in op.vars]
-        if len(set(roots)) != len(roots):
+    roots: list[list[int]] = []
+    for i in members:
+        first = plan.base[i]
+        own = [find(x) for x in range(first, first + len(program.ops[i].vars))]
+        if len(set(own)) != len(own):
             raise UnificationError(
-                f"fusing would merge two index variables of op {name!r} "
+                f"fusing would merge two index variables of op {program.ops[i].name!r} "
                 f"(it reads a fused intermediate at two different index points)")
+        roots.append(own)
 
-    names: dict[tuple[str, str], str] = {}
+    names: dict[int, str] = {}
     used: set[str] = set()
     region_vars: list[str] = []
     op_vars: dict[str, dict[str, str]] = {}
     var_dims: dict[str, str] = {}
-    for name in members:
-        op = program.op_by_name[name]
+    for i, own in zip(members, roots):
+        op = program.ops[i]
         mapping: dict[str, str] = {}
-        for var in op.vars:
-            root = find((name, var))
+        for var, root, dim in zip(op.vars, own, plan.dims[i]):
             if root not in names:
                 candidate, suffix = var, 1
                 while candidate in used:
@@ -281,29 +400,29 @@ def _unify_region(program: Program, ops: list[str] | tuple[str, ...]) -> Region:
                 names[root] = candidate
                 used.add(candidate)
                 region_vars.append(candidate)
-                var_dims[candidate] = program.var_dim(op, var)
+                var_dims[candidate] = dim
             mapping[var] = names[root]
-        op_vars[name] = mapping
+        op_vars[op.name] = mapping
 
-    member_set = set(members)
     operands: list[Operand] = []
     seen_operands: set[tuple[str, tuple[str, ...]]] = set()
-    for name in members:
-        op = program.op_by_name[name]
+    results: list[Operand] = []
+    for i in members:
+        op = program.ops[i]
+        mapping = op_vars[op.name]
         for access in op.inputs:
-            if program.producer.get(access.tensor) in member_set:
+            source = program.producer.get(access.tensor)
+            if source is not None and mask >> position[source] & 1:
                 continue
-            decl = program.tensors[access.tensor]
-            vars_ = tuple(op_vars[name][v] for v in access.indices)
+            vars_ = tuple(mapping[v] for v in access.indices)
             if (access.tensor, vars_) not in seen_operands:
                 seen_operands.add((access.tensor, vars_))
-                operands.append(Operand(access.tensor, vars_, decl.formats))
-    results: list[Operand] = []
-    for name in members:
-        op = program.op_by_name[name]
-        consumers = set(program.graph.successors(name))
-        if not consumers or consumers - member_set:
-            decl = program.tensors[op.output.tensor]
-            results.append(Operand(op.output.tensor, tuple(op_vars[name][v] for v in op.output_vars),
-                                   decl.formats))
-    return Region(tuple(members), tuple(region_vars), var_dims, op_vars, tuple(operands), tuple(results))
+                operands.append(Operand(access.tensor, vars_, program.tensors[access.tensor].formats))
+    for i in members:
+        consumers = plan.consumers[i]
+        if not consumers or consumers & ~mask:
+            op = program.ops[i]
+            results.append(Operand(op.output.tensor, tuple(op_vars[op.name][v] for v in op.output_vars),
+                                   program.tensors[op.output.tensor].formats))
+    return Region(tuple(program.ops[i].name for i in members), tuple(region_vars), var_dims, op_vars,
+                  tuple(operands), tuple(results))

@@ -40,6 +40,19 @@ class OpMasks:
         return region | (below & above)
 
 
+    def grown_closures(self, region: int, allowed: int = -1) -> list[int]:
+        """convex_closure(region | op) for each neighbour op of the region within `allowed`, in
+        the order of the ops, each closure once; the unions over the region are shared."""
+        below = above = reach = 0
+        for i in bits(region):
+            below |= self.desc[i]
+            above |= self.anc[i]
+            reach |= self.succ[i] | self.pred[i]
+        # adding ops on paths between members changes neither union, so one step closes
+        return list(dict.fromkeys(region | 1 << j | ((below | self.desc[j]) & (above | self.anc[j]))
+                                  for j in bits(reach & allowed & ~region)))
+
+
 def op_masks(program: Program) -> OpMasks:
     masks = program.memo.get("op_masks")
     if masks is None:

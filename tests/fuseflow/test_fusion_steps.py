@@ -9,10 +9,11 @@ from hypothesis import strategies as st
 
 from fuseflow.bundled import bundled_program_names, resolve_program
 from fuseflow.frontend import load_program, parse_program
-from fuseflow.fusion import grouping_problem, legal_groupings
+from fuseflow.fusion import grouping_problem, legal_groupings, region_cannot_grow, region_problem
 from fuseflow.fusion_count import count_legal_groupings
 from fuseflow.fusion_shortcuts import largest_fusion, shortcut_groupings
 from fuseflow.fusion_steps import DONE, FusionSteps
+from fuseflow.ir import UnificationError, unify_grow, unify_region
 from fuseflow.memory import ResourceError
 
 from tests.bundled import LARGE_PROGRAMS
@@ -131,6 +132,37 @@ def test_every_shortcut_is_a_legal_grouping_the_steps_reach(text):
     for name, grouping in shortcut_groupings(program).items():
         assert grouping_problem(program, grouping) is None, name
         assert steps.derivation(grouping) is not None, name
+
+
+def assert_region_facts_match_the_rules(program):
+    """The per-region facts the steps memoize, built from grown unifications, say what the
+    region rules say of each region examined, and a unification grown from scratch has the
+    Region's loop variables."""
+    steps = FusionSteps(program)
+    steps.reachable()
+    assert steps._facts
+    for region, facts in steps._facts.items():
+        ops = steps._ops(region)
+        assert (facts is None) == region_cannot_grow(program, ops), ops
+        if facts is not None:
+            assert facts[0] == (region_problem(program, ops) is None), ops
+        try:
+            expected = len(unify_region(program, ops).vars)
+        except UnificationError:
+            expected = None
+        unification = unify_grow(program, region)
+        assert (None if unification is None else unification.count) == expected, ops
+
+
+@settings(max_examples=200, deadline=None)
+@given(dag_programs(max_ops=9))
+def test_memoized_region_facts_agree_with_the_region_rules(text):
+    assert_region_facts_match_the_rules(parse_program(text, "dag.toml"))
+
+
+@pytest.mark.parametrize("name", [p.stem for p in PROGRAMS] + ["transformer12"])
+def test_memoized_region_facts_agree_with_the_region_rules_on_bundled_programs(name):
+    assert_region_facts_match_the_rules(resolve_program(name))
 
 
 @pytest.mark.parametrize("path", [p for p in PROGRAMS if p.stem not in LARGE_PROGRAMS], ids=lambda p: p.stem)
