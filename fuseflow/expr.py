@@ -151,6 +151,19 @@ class Statement:
         return f"{self.output} = {self.expr}"
 
 
+def rename_tensors(expr: Expr, name_of) -> Expr:
+    """The expression with each access's tensor renamed by `name_of(tensor)`."""
+    if isinstance(expr, Access):
+        return Access(name_of(expr.tensor), expr.indices)
+    if isinstance(expr, Call):
+        return Call(expr.func, rename_tensors(expr.arg, name_of))
+    if isinstance(expr, Neg):
+        return Neg(rename_tensors(expr.arg, name_of))
+    if isinstance(expr, BinOp):
+        return BinOp(expr.op, rename_tensors(expr.lhs, name_of), rename_tensors(expr.rhs, name_of))
+    return expr
+
+
 def accesses(expr: Expr) -> list[Access]:
     """All tensor accesses in evaluation (left-to-right) order."""
     if isinstance(expr, Access):

@@ -105,7 +105,7 @@ def region_facts(facts: FactProgram, region: Region, binding: Binding) -> None:
     facts.add("RegionVarCount", region=rid, count=len(region.vars))
     for enabled in block_sparse_choices(region):
         facts.add("BlockSparse", region=rid, enabled=enabled)
-    for order in space:
+    for order in space.listed():
         oid = order_id(order)
         facts.add("LegalOrder", region=rid, order=oid, levels=len(order), inner=order[-1],
                   is_default=order == default)

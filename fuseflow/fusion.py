@@ -228,9 +228,11 @@ def cyclic_groups_problem(program: Program, grouping) -> str | None:
 
 
 def count_groupings(program: Program) -> int:
-    """How many legal groupings there are, counted without listing them (fuseflow.fusion_count)."""
-    from fuseflow.fusion_count import count_legal_groupings  # it builds on this module's rules
-    return count_legal_groupings(program)
+    """How many legal groupings there are, counted over the region-by-region fusion states
+    (fuseflow.fusion_steps) without listing them; fuseflow.fusion_count counts them another way,
+    by inclusion-exclusion, and the tests hold the two equal."""
+    from fuseflow.fusion_shortcuts import fusion_steps  # it builds on this module's rules
+    return fusion_steps(program).count()
 
 
 def enumerated_count(program: Program) -> int:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from fuseflow.fusion import Grouping, unfused
 from fuseflow.fusion_steps import FusionState, FusionStep, FusionSteps
-from fuseflow.ir import Program, unify_region
+from fuseflow.ir import Program, region_signature, unify_region
 from fuseflow.memo import BoundedMemo
 from fuseflow.orders import OrderSpace
 
@@ -87,8 +87,9 @@ def runs_without_recomputation(program: Program, ops: tuple[str, ...], policy: s
     loop of another op above it, no partial sums streamed through it)."""
     from fuseflow.lower.contexts import region_contexts  # the lowering is only needed here
 
+    # By signature: a deep model's repeated blocks ask the same question many times over.
     memo = program.memo.setdefault("runs_without_recomputation", BoundedMemo())
-    key = (tuple(ops), policy, dense_fixed)
+    key = (region_signature(program, ops), policy, dense_fixed)
     if key not in memo:
         region = unify_region(program, tuple(ops))
         memo[key] = any(

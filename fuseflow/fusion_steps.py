@@ -141,6 +141,24 @@ class FusionSteps:
                     stack.append(step.next)
         return order
 
+    def count(self, weight=None) -> int:
+        """How many legal groupings there are (each has one derivation), or with `weight` (a
+        region's ops -> a number) the sum over them of the product of their regions' weights:
+        dynamic programming over the states, ends first."""
+        total: dict[FusionState, int] = {}
+        for state in reversed(self._topological()):
+            if state.done:
+                total[state] = 1
+                continue
+            total[state] = sum((1 if weight is None else weight(step.region)) * total[step.next]
+                               for step in self.steps(state))
+        return total[self.start()]
+
+    def _topological(self) -> list[FusionState]:
+        """Reachable states, each before every state a step from it leads to (every step places
+        ops, so fewer unplaced ops come later)."""
+        return sorted(self.reachable(), key=lambda state: -state.unplaced.bit_count())
+
     def regions(self) -> list[tuple[str, ...]]:
         """Every region some legal grouping has (each is offered at some reachable state), in
         program order of their first ops, then by size and positions."""
@@ -223,6 +241,8 @@ class FusionSteps:
     def _closes_cycle(self, region: int, unplaced: int, links: dict[int, int]) -> bool:
         """Whether, with `region` contracted and the other unplaced ops single, some path leaves
         the region and comes back (only links can make one: the region is convex)."""
+        if not links:
+            return False
         reached = 0
         frontier = 0
         for i in _bits(region):

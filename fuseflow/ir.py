@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # imported where used: a program parses without loading networkx
     import networkx as nx
 
-from fuseflow.expr import Access, Expr, Statement, accesses, flops_per_point
+from fuseflow.expr import Access, Expr, Statement, accesses, flops_per_point, rename_tensors
 from fuseflow.memo import BoundedMemo
 
 DENSE = "dense"
@@ -208,6 +208,27 @@ class Region:
     def compressed_vars(self) -> set[str]:
         """Variables some operand stores at a compressed level: their levels iterate fibers."""
         return {v for o in self.operands for v, f in zip(o.vars, o.formats) if f == "compressed"}
+
+
+def region_signature(program: Program, ops) -> tuple:
+    """What a group of ops computes, up to the names of its ops and tensors: each op's statement
+    (in program order) with tensors renamed by first appearance, its reduction, and each
+    tensor's formats and dimensions. Two groups with one signature unify, order and lower
+    alike (a deep model's repeated blocks give the same regions again), so analyses that read
+    only the ops' statements may be shared between them."""
+    canonical: dict[str, str] = {}
+
+    def name_of(tensor: str) -> str:
+        return canonical.setdefault(tensor, f"t{len(canonical)}")
+
+    position = program.op_position
+    statements = []
+    for name in sorted(set(ops), key=position.__getitem__):
+        op = program.op_by_name[name]
+        expr = rename_tensors(op.expr, name_of)  # inputs first, as they are read
+        statements.append((str(rename_tensors(op.output, name_of)), str(expr), op.reduce))
+    tensors = tuple((program.tensors[t].formats, program.tensors[t].dims) for t in canonical)
+    return tuple(statements), tensors
 
 
 class UnificationError(ValueError):

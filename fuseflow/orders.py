@@ -12,11 +12,18 @@ bound how many (fuseflow.facts, fuseflow.space_size).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
 from fuseflow.ir import MAX_VARS, Region
+from fuseflow.memo import BoundedMemo
+
+
+#: order lists by space; a few hundred distinct spaces even for the largest bundled program
+_LISTED: BoundedMemo = BoundedMemo(256)
+#: orders of a space kept in that memo, at most
+LISTED_LIMIT = 2_000
 
 
 def precedence_pairs(region: Region, dense_fixed: bool = False) -> set[tuple[str, str]]:
@@ -86,6 +93,26 @@ class OrderSpace:
         """Number of legal orders that start with `prefix` (0 if the prefix is illegal)."""
         mask = self._mask_of_prefix(prefix)
         return 0 if mask is None else self._completions.get(mask, 0)
+
+    def listed(self) -> Iterable[tuple[str, ...]]:
+        """Every legal order, as `iter` gives them; kept for the spaces listed most recently when
+        there are at most LISTED_LIMIT (a deep model's repeated blocks have many regions with the
+        same variables and constraints, and the facts list each region's orders). A larger space
+        is iterated lazily, so that a caller's budget can stop it."""
+        found = _LISTED.get(self)
+        if found is None:
+            if self.count() > LISTED_LIMIT:
+                return iter(self)
+            found = _LISTED[self] = tuple(self)
+        return found
+
+    def count_ending_with(self, var: str) -> int:
+        """Number of legal orders whose innermost (last) variable is `var`: the orders of the
+        others, when no constraint puts a variable after `var` (else 0)."""
+        if any(before == var for before, _ in self.pairs):
+            return 0
+        rest = tuple(v for v in self.vars if v != var)
+        return OrderSpace(rest, frozenset(p for p in self.pairs if var not in p)).count()
 
     def _mask_of_prefix(self, prefix) -> int | None:
         index = {v: i for i, v in enumerate(self.vars)}

@@ -18,6 +18,7 @@ from fuseflow.errors import UserError
 from fuseflow.ir import Program, unify_region
 from fuseflow.orders import default_order
 from navigator.lang import FactProgram, Library, facts_from_records, parse_library
+from navigator.lang.facts_loader import facts_from_generator
 from navigator.lang.errors import FactError, LibraryError
 from navigator.library_interface import check_interface
 from navigator.lang.toml_source import read_toml_text
@@ -84,21 +85,24 @@ class ScheduleSpace:
 
         generated = program_facts(program, binding)
         return cls.from_facts(program, generated.facts, generated.goal, library_path, library,
-                              binding=binding)
+                              binding=binding, generated=True)
 
     @classmethod
     def from_facts(cls, program: Program, records: list[tuple[str, dict[str, Any]]], goal: tuple[str, dict],
                    library_path: str | Path | None = None, library: tuple[Library, str] | None = None, *,
                    binding: "Binding | None" = None,
-                   bind_program: Callable[[], "Binding"] | None = None) -> "ScheduleSpace":
+                   bind_program: Callable[[], "Binding"] | None = None, generated: bool = False) -> "ScheduleSpace":
         """The space of the facts `fuseflow.facts.program_facts` generated for `program`, as
         (prop, args) records and the goal: what a session keeps in navigator.cache. Without
-        `binding`, `bind_program` makes it when it is first asked for."""
+        `binding`, `bind_program` makes it when it is first asked for. `generated`: the records
+        were just made by fuseflow.facts in this process (not read back from a cache file), so
+        each Prop's fields and value types are checked once, on its first fact."""
         library, library_text = library or load_scheduling_library(library_path)
         check_interface(library, goal[0])  # fuseflow.facts.GOAL_TYPE
         # Straight from the records: writing and re-reading their TOML would double start-up.
         try:
-            facts = facts_from_records(records, goal, library, f"{program.name}.hb.toml (generated)")
+            load = facts_from_generator if generated else facts_from_records
+            facts = load(records, goal, library, f"{program.name}.hb.toml (generated)")
         except FactError as exc:
             raise LibraryError(f"does not fit the facts Navigator generates for a program: {exc.bare_message}",
                                where=", ".join(library.sources), fix=exc.fix or "declare the Props and the goal "

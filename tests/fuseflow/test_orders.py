@@ -62,3 +62,17 @@ def test_counting_does_not_enumerate_a_large_space():
     space = OrderSpace(names, frozenset({("v0", "v1"), ("v1", "v2")}))
     # 16! / 3! orders: far too many to list, counted exactly.
     assert space.count() == 20922789888000 // 6
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 6).flatmap(lambda n: st.tuples(
+    st.just(tuple(f"v{i}" for i in range(n))),
+    st.frozensets(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)).filter(lambda p: p[0] < p[1])))))
+def test_orders_ending_with_each_variable_partition_the_orders(case):
+    names, raw = case
+    space = OrderSpace(names, frozenset((names[a], names[b]) for a, b in raw))
+    listed = list(space)
+    assert list(space.listed()) == listed
+    for var in names:
+        assert space.count_ending_with(var) == sum(1 for order in listed if order[-1] == var)
+    assert sum(space.count_ending_with(v) for v in names) == space.count() == len(listed)
