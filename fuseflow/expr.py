@@ -151,17 +151,26 @@ class Statement:
         return f"{self.output} = {self.expr}"
 
 
+def map_leaves(expr: Expr, leaf) -> Expr:
+    """The expression with each leaf (an Access, Const or Extent) replaced by `leaf(node)`; the
+    same object where nothing changed, so evaluators that key nodes by identity see no change.
+    Recursive: expressions nest at most MAX_EXPR_DEPTH deep."""
+    if isinstance(expr, Call):
+        arg = map_leaves(expr.arg, leaf)
+        return expr if arg is expr.arg else Call(expr.func, arg)
+    if isinstance(expr, Neg):
+        arg = map_leaves(expr.arg, leaf)
+        return expr if arg is expr.arg else Neg(arg)
+    if isinstance(expr, BinOp):
+        lhs, rhs = map_leaves(expr.lhs, leaf), map_leaves(expr.rhs, leaf)
+        return expr if lhs is expr.lhs and rhs is expr.rhs else BinOp(expr.op, lhs, rhs)
+    return leaf(expr)
+
+
 def rename_tensors(expr: Expr, name_of) -> Expr:
     """The expression with each access's tensor renamed by `name_of(tensor)`."""
-    if isinstance(expr, Access):
-        return Access(name_of(expr.tensor), expr.indices)
-    if isinstance(expr, Call):
-        return Call(expr.func, rename_tensors(expr.arg, name_of))
-    if isinstance(expr, Neg):
-        return Neg(rename_tensors(expr.arg, name_of))
-    if isinstance(expr, BinOp):
-        return BinOp(expr.op, rename_tensors(expr.lhs, name_of), rename_tensors(expr.rhs, name_of))
-    return expr
+    return map_leaves(expr, lambda node: Access(name_of(node.tensor), node.indices)
+                      if isinstance(node, Access) else node)
 
 
 def accesses(expr: Expr) -> list[Access]:
@@ -177,35 +186,14 @@ def accesses(expr: Expr) -> list[Access]:
 
 def resolve_extents(expr: Expr, is_extent) -> Expr:
     """The expression with every bare name for which `is_extent(name)` holds made an Extent."""
-    if isinstance(expr, Access):
-        return Extent(expr.tensor) if not expr.indices and is_extent(expr.tensor) else expr
-    if isinstance(expr, Call):
-        arg = resolve_extents(expr.arg, is_extent)
-        return expr if arg is expr.arg else Call(expr.func, arg)
-    if isinstance(expr, Neg):
-        arg = resolve_extents(expr.arg, is_extent)
-        return expr if arg is expr.arg else Neg(arg)
-    if isinstance(expr, BinOp):
-        lhs, rhs = resolve_extents(expr.lhs, is_extent), resolve_extents(expr.rhs, is_extent)
-        return expr if lhs is expr.lhs and rhs is expr.rhs else BinOp(expr.op, lhs, rhs)
-    return expr
+    return map_leaves(expr, lambda node: Extent(node.tensor) if isinstance(node, Access) and not node.indices
+                      and is_extent(node.tensor) else node)
 
 
 def bind_extents(expr: Expr, extents: dict[str, int]) -> Expr:
     """The expression with every Extent replaced by its bound value, a Const; the same object
     when it names no extent, so evaluators that key nodes by identity see no change."""
-    if isinstance(expr, Extent):
-        return Const(float(extents[expr.dim]))
-    if isinstance(expr, Call):
-        arg = bind_extents(expr.arg, extents)
-        return expr if arg is expr.arg else Call(expr.func, arg)
-    if isinstance(expr, Neg):
-        arg = bind_extents(expr.arg, extents)
-        return expr if arg is expr.arg else Neg(arg)
-    if isinstance(expr, BinOp):
-        lhs, rhs = bind_extents(expr.lhs, extents), bind_extents(expr.rhs, extents)
-        return expr if lhs is expr.lhs and rhs is expr.rhs else BinOp(expr.op, lhs, rhs)
-    return expr
+    return map_leaves(expr, lambda node: Const(float(extents[node.dim])) if isinstance(node, Extent) else node)
 
 
 def extents_of(expr: Expr) -> list[str]:
