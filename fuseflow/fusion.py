@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import networkx as nx
-
 from fuseflow.budget import StepBudget
 from fuseflow.ir import MAX_VARS, Program, Unification, UnificationError, unify_region
 from fuseflow.memo import BoundedMemo
@@ -218,6 +216,8 @@ def _connected_sets(first: str, allowed: set[str], neighbours: dict[str, set[str
 
 def cyclic_groups_problem(program: Program, grouping) -> str | None:
     """Regions must run one after another: the contracted op graph must stay acyclic."""
+    import networkx as nx  # only the validator and the brute force get here, not the navigator's start
+
     where = {op: i for i, group in enumerate(grouping) for op in group}
     quotient = nx.DiGraph()
     quotient.add_nodes_from(range(len(grouping)))

@@ -268,15 +268,17 @@ class FusionSteps:
         for i in _bits(region):
             exits |= self._out(i, state.unplaced, links)
         exits &= unplaced
-        new_links = []
-        for i in _bits(unplaced):
-            targets = links.get(i, 0)
-            if (self.succ[i] | targets) & region:
-                targets |= exits
-            targets &= unplaced
-            if targets:
-                new_links.append((i, targets))
-        return FusionState(unplaced, tuple(new_links))
+        # Only the ops that feed the region, or had links, can have links now.
+        feeders = 0
+        for i in _bits(region):
+            feeders |= self.masks.pred[i]
+        new_links: dict[int, int] = {}
+        for i, targets in links.items():
+            if unplaced >> i & 1:
+                new_links[i] = (targets | exits if targets & region else targets) & unplaced
+        for i in _bits(feeders & unplaced):
+            new_links[i] = (new_links.get(i, 0) | exits) & unplaced
+        return FusionState(unplaced, tuple(sorted((i, t) for i, t in new_links.items() if t)))
 
     def _ops(self, region: int) -> tuple[str, ...]:
         return tuple(self.names[i] for i in _bits(region))

@@ -56,11 +56,19 @@ class OpMasks:
 def op_masks(program: Program) -> OpMasks:
     masks = program.memo.get("op_masks")
     if masks is None:
+        # From the ops' accesses rather than program.graph: networkx is not needed to start.
         position = program.op_position
-        graph = program.graph
         names = [op.name for op in program.ops]
-        succ = [sum(1 << position[s] for s in graph.successors(name)) for name in names]
-        pred = [sum(1 << position[p] for p in graph.predecessors(name)) for name in names]
+        pred = [0] * len(names)
+        for i, op in enumerate(program.ops):
+            for access in op.inputs:
+                source = program.producer.get(access.tensor)
+                if source is not None:
+                    pred[i] |= 1 << position[source]
+        succ = [0] * len(names)
+        for i in range(len(names)):
+            for j in bits(pred[i]):
+                succ[j] |= 1 << i
         desc = [0] * len(names)
         for i in reversed(range(len(names))):
             mask = succ[i]

@@ -94,6 +94,12 @@ def read_entry(kind: str, parts: Mapping[str, Any]) -> Any | None:
 
 def write_entry(kind: str, parts: Mapping[str, Any], payload: Any) -> bool:
     """Store `payload` (JSON data) under this key; False if the cache is off or unwritable."""
+    return write_entry_text(kind, parts, json.dumps(payload, separators=(",", ":"), ensure_ascii=False))
+
+
+def write_entry_text(kind: str, parts: Mapping[str, Any], text: str) -> bool:
+    """`write_entry` for a payload already written as JSON text (a caller that needs the text
+    anyway, to hash it, writes it once)."""
     folder = _trusted_folder(create=True)
     if folder is None:
         return False
@@ -101,7 +107,7 @@ def write_entry(kind: str, parts: Mapping[str, Any], payload: Any) -> bool:
     from fuseflow.files import write_bytes_atomic
 
     key = entry_key(kind, parts)
-    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    body = text.encode("utf-8")
     header = {"format": FORMAT, "key": key, "sha256": hashlib.sha256(body).hexdigest()}
     data = _canonical(header).encode("utf-8") + b"\n" + body
     if len(data) > MAX_ENTRY_BYTES:

@@ -8,6 +8,7 @@ The library and the facts state every rule; this module only reads finished expr
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
@@ -66,9 +67,15 @@ class ScheduleSpace:
     _binding: "Binding | None" = field(default=None, repr=False)
 
     @cached_property
+    def facts_json(self) -> str:
+        """The facts and the goal as compact JSON, `[records, goal]`: what the fingerprint hashes
+        and the facts cache stores (written once for both)."""
+        return facts_json(self.fact_records, self.goal_record)
+
+    @cached_property
     def facts_fingerprint(self) -> str:
         """A content hash of the facts, which saved sessions keep to notice a changed space."""
-        return facts_fingerprint(self.fact_records, self.goal_record)
+        return content_hash(self.facts_json)
 
     @property
     def binding(self) -> "Binding":
@@ -224,9 +231,10 @@ class ScheduleSpace:
         return sketch_from_json(self.expression_of(schedule), self.library, self.facts.goal.type)
 
 
-def facts_fingerprint(records: list[tuple[str, dict]], goal: tuple[str, dict]) -> str:
-    """A content hash of generated facts (the same for records read back from JSON)."""
-    return content_hash(repr((list(records), goal)))
+def facts_json(records: list[tuple[str, dict]], goal: tuple[str, dict]) -> str:
+    """Compact JSON of generated facts and their goal (the same for records read back from JSON)."""
+    return json.dumps([records, goal], separators=(",", ":"), ensure_ascii=False)
+
 
 
 def _continues(node: App) -> bool:

@@ -10,6 +10,7 @@ content hashes that tell whether anything changed since.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -171,12 +172,13 @@ class ProgramSpec:
 
         space = _space_from_cache(program, self.library, library, key, bind_program)
         if space is None:
-            from navigator.cache import write_entry
+            from navigator.cache import write_entry_text
             from navigator.space import ScheduleSpace
 
             space = ScheduleSpace.build(program, bind_program(), self.library, library)
-            write_entry(FACTS_CACHE, key, {"facts": space.fact_records, "goal": space.goal_record,
-                                           "fingerprint": space.facts_fingerprint})
+            # The facts' JSON is written once: hashed for the fingerprint and stored as is.
+            write_entry_text(FACTS_CACHE, key, f'{{"fingerprint":{json.dumps(space.facts_fingerprint)},'
+                                               f'"facts":{space.facts_json}}}')
         return LoadedProgram(self, space, {**fingerprints, "facts": space.facts_fingerprint})
 
     def _load_problem(self) -> "LoadedProgram":
@@ -216,9 +218,10 @@ def _space_from_cache(program, library_path: str | None, library, key: dict, bin
     if not isinstance(entry, dict):
         return None
     try:
-        # Tuples, as generated: the facts' fingerprint is the hash of their repr.
-        records = [(prop, args) for prop, args in entry["facts"]]
-        goal = (entry["goal"][0], entry["goal"][1])
+        # Tuples, as generated (`facts` is [records, goal], as ScheduleSpace.facts_json wrote it).
+        raw_records, raw_goal = entry["facts"]
+        records = [(prop, args) for prop, args in raw_records]
+        goal = (raw_goal[0], raw_goal[1])
         fingerprint = entry["fingerprint"]
         if not isinstance(fingerprint, str) or not all(isinstance(p, str) and isinstance(a, dict)
                                                        for p, a in records):
