@@ -48,12 +48,19 @@ def generation_bytes(n_vertices: int, n_edges: int) -> int:
     return n_edges * _GENERATION_BYTES_PER_ENTRY + n_vertices * _GENERATION_BYTES_PER_VERTEX
 
 
+def stored_entries(density: float, cells: int) -> int:
+    """How many of `cells` entries a matrix of this density stores: round(density * cells),
+    computed once here (density * rows * cols rounds differently for some sizes, e.g. 0.9 of
+    31 x 15 is 418.5 one way and 418.50000000000006 the other)."""
+    return min(cells, int(round(density * cells)))
+
+
 def feature_bytes(n_rows: int, n_cols: int, density: float | None) -> int:
     """Peak bytes `synthetic_features(n_rows, n_cols, density=density)` needs."""
     cells = n_rows * n_cols
     if density is None:
         return cells * 8
-    count = round(density * cells)
+    count = stored_entries(density, cells)
     sampling = cells * 8 if count > cells * _CHOICE_SHUFFLE_SHARE else count * 32
     return sampling + count * 32 + (n_rows + 1) * 16
 
@@ -205,7 +212,7 @@ def _csr_from_unique_pairs(rows: np.ndarray, cols: np.ndarray, n: int) -> sp.csr
 def synthetic_features(n_rows: int, n_cols: int, *, density: float | None = None,
                        seed: int = 0) -> np.ndarray | sp.csr_matrix:
     """Random feature values in [0, 1): a dense float64 array, or CSR with exactly
-    round(density * n_rows * n_cols) stored entries when `density` is given."""
+    stored_entries(density, n_rows * n_cols) stored entries when `density` is given."""
     rows = _check_int(n_rows, "n_rows", 0)
     cols = _check_int(n_cols, "n_cols", 0)
     seed = _check_int(seed, "seed", 0)
@@ -219,7 +226,7 @@ def synthetic_features(n_rows: int, n_cols: int, *, density: float | None = None
     if density is None:
         return rng.random((rows, cols))
     cells = rows * cols
-    count = min(cells, int(round(density * cells)))
+    count = stored_entries(density, cells)
     positions = np.sort(rng.choice(cells, size=count, replace=False)) if count else \
         np.empty(0, dtype=np.int64)
     r, c = np.divmod(positions, max(cols, 1))
