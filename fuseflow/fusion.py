@@ -5,6 +5,8 @@ A grouping is legal when every region
   * is convex: no path leaves the region and comes back into it,
   * unifies: fusing does not identify two different index variables of one op,
   * has at most ir.MAX_VARS loop variables, so its orders can be counted,
+  * has some legal loop order (its sparse operands read from memory do not ask for opposite
+    orders of two variables),
 and the regions, contracted, still form an acyclic graph (so they can run one after another).
 
 The number of groupings can double with every op, so enumerating them spends from two
@@ -16,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fuseflow.budget import StepBudget
-from fuseflow.ir import MAX_VARS, Program, Unification, UnificationError, unify_region
+from fuseflow.ir import MAX_VARS, Program, Unification, UnificationError, orders_exist, unify_region
+from fuseflow.orders import OrderSpace
 from fuseflow.memo import BoundedMemo
 from fuseflow.op_masks import OpMasks, bits, mask_of, op_masks
 
@@ -62,6 +65,9 @@ def _region_problem(program: Program, group: tuple[str, ...] | list[str]) -> str
     if len(region.vars) > MAX_VARS:
         return (f"the region would have {len(region.vars)} loop variables, more than the {MAX_VARS} "
                 f"a region may have")
+    if OrderSpace.of_region(region).count() == 0:
+        return ("no loop order reads every sparse operand of the region in its storage order (two "
+                "of its reads ask for opposite orders)")
     return _second_pass_problem(program, region, masks, mask)
 
 
@@ -78,10 +84,11 @@ def region_cannot_grow(program: Program, group: tuple[str, ...] | list[str]) -> 
 def grown_region_legal(program: Program, unification: Unification) -> bool:
     """Whether a connected, convex group of ops is a legal region (region_problem is None for
     it), from its unification alone: fuseflow.fusion_steps grows only such groups, thousands of
-    them, and building each Region would dominate. The same two rules as region_problem's last
-    ones: at most MAX_VARS loop variables, and no variable that an op reduces over is used by an
-    op downstream of it (the single-pass rule of _second_pass_problem, per variable class)."""
-    if unification.count > MAX_VARS:
+    them, and building each Region would dominate. The same rules as region_problem's last
+    ones: at most MAX_VARS loop variables, some legal loop order (ir.orders_exist), and no
+    variable that an op reduces over is used by an op downstream of it (the single-pass rule of
+    _second_pass_problem, per variable class)."""
+    if unification.count > MAX_VARS or not orders_exist(program, unification):
         return False
     desc = op_masks(program).desc
     for root, reducers in unification.reducers.items():

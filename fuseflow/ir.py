@@ -264,6 +264,10 @@ class _UnifyPlan:
     touching: tuple[tuple[tuple[int, tuple[tuple[int, int], ...]], ...], ...]  # op i: edges at either end
     op_of: tuple[int, ...]                   # variable id -> its op
     reduced: tuple[tuple[int, ...], ...]     # op i: the ids of its reduction variables
+    #: op i: (producer position, or -1 for a program input; the ids of its variables per storage
+    #: level) for each tensor it reads that has a compressed level: read from memory, such a
+    #: tensor orders its levels' variables (fuseflow.orders.precedence_pairs)
+    ordered_reads: tuple[tuple[tuple[int, tuple[int, ...]], ...], ...]
 
 
 def _unify_plan(program: Program) -> _UnifyPlan:
@@ -297,8 +301,14 @@ def _unify_plan(program: Program) -> _UnifyPlan:
         op_of = tuple(i for i, op in enumerate(program.ops) for _ in op.vars)
         reduced = tuple(tuple(base[i] + op.vars.index(v) for v in op.reduction_vars)
                         for i, op in enumerate(program.ops))
+        ordered_reads = tuple(
+            tuple((position.get(program.producer.get(access.tensor), -1),
+                   tuple(base[i] + op.vars.index(v) for v in access.indices))
+                  for access in op.inputs if "compressed" in program.tensors[access.tensor].formats)
+            for i, op in enumerate(program.ops))
         plan = program.memo["unify_plan"] = _UnifyPlan(tuple(base), tuple(edges), dims, tuple(consumers),
-                                                       tuple(map(tuple, touching)), op_of, reduced)
+                                                       tuple(map(tuple, touching)), op_of, reduced,
+                                                       ordered_reads)
     return plan
 
 
@@ -315,6 +325,51 @@ class Unification:
     users: dict[int, int]        # root -> mask of the ops with a variable in the class
     reducers: dict[int, int]     # root -> mask of the ops reducing over the class (if any)
     count: int                   # number of classes: the region's loop variables
+
+
+def orders_exist(program: Program, unification: Unification) -> bool:
+    """Whether some loop order of the group's variable classes reads every sparse tensor it
+    takes from memory concordantly (fuseflow.orders: no legal order when two such reads, or one
+    read and a class merged across its levels, ask for opposite orders)."""
+    plan = _unify_plan(program)
+    parent = unification.parent
+    mask = unification.mask
+
+    def root(var: int) -> int:
+        while var in parent:
+            var = parent[var]
+        return var
+
+    after: dict[int, set[int]] = {}
+    rest = mask
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        for producer, ids in plan.ordered_reads[low.bit_length() - 1]:
+            if producer >= 0 and mask >> producer & 1:
+                continue  # made inside the group: streamed, not read from memory
+            roots = [root(v) for v in ids]
+            for outer, inner in zip(roots, roots[1:]):
+                after.setdefault(outer, set()).add(inner)
+    # a cycle among the classes (or a class before itself) leaves no order
+    state: dict[int, int] = {}
+    for start in after:
+        if start in state:
+            continue
+        stack = [(start, iter(after.get(start, ())))]
+        state[start] = 1
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                state[node] = 2
+                stack.pop()
+            elif state.get(child) == 1:
+                return False
+            elif child not in state:
+                state[child] = 1
+                stack.append((child, iter(after.get(child, ()))))
+    return True
 
 
 def unify_grow(program: Program, mask: int, smaller: Unification | None = None) -> Unification | None:

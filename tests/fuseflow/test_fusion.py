@@ -1,4 +1,7 @@
-"""Fusion groupings equal all partitions filtered by connectivity, convexity and unification."""
+"""Fusion groupings equal all partitions filtered by connectivity, convexity, unification, the
+existence of a loop order and the single-pass rule."""
+
+import itertools
 
 import networkx as nx
 from hypothesis import given, settings
@@ -28,6 +31,11 @@ def brute_force_legal(program, partition):
         try:
             region = unify_region(program, tuple(group))
         except UnificationError:
+            return False
+        # Some order of the region's variables reads every sparse operand in its storage order.
+        if not any(all(order.index(a) < order.index(b) for operand in region.operands
+                       if "compressed" in operand.formats for a, b in zip(operand.vars, operand.vars[1:]))
+                   for order in itertools.permutations(region.vars)):
             return False
         # No op may iterate a variable an upstream op of the same region reduces over.
         for consumer in group:
