@@ -207,3 +207,34 @@ def test_compare_needs_no_enumeration_of_a_layer(cli, tmp_path):
     (tmp_path / "chain.toml").write_text(_chain(30))
     shown = cli("compare", "chain.toml", ok=True).stdout
     assert "all ops in one region" in shown
+
+
+def test_long_budgeted_work_reports_progress_on_stderr(cli, tmp_path, monkeypatch):
+    """Nothing runs long in silence: past PROGRESS_AFTER seconds, a budgeted computation prints
+    one line on stderr every PROGRESS_AFTER seconds (here at once), then its error or result."""
+    from fuseflow import budget
+
+    monkeypatch.setattr(budget, "PROGRESS_AFTER", 0.0)
+    (tmp_path / "chain.toml").write_text(_chain(1000))
+    result = cli("facts", "chain.toml")
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and len(lines) >= 2
+    assert all(line.startswith("navigator: still working on chain.toml: steps exploring fusion regions, ")
+               for line in lines[:-1])
+    assert lines[-1].startswith("navigator: error: chain.toml: more than 1,000,000 steps exploring")
+    assert budget._progress_hook is None  # the CLI removes its hook when the command ends
+
+
+def test_a_budget_reports_its_share_used_to_the_hook(monkeypatch):
+    from fuseflow import budget
+
+    seen = []
+    monkeypatch.setattr(budget, "PROGRESS_AFTER", 0.0)
+    budget.set_progress_hook(lambda what, where, share: seen.append((what, where, share)))
+    try:
+        steps = budget.StepBudget(10_000, "things", "here", "fix")
+        for _ in range(5_000):
+            steps.spend()
+    finally:
+        budget.set_progress_hook(None)
+    assert seen and all(what == "things" and where == "here" and 0 < share <= 0.5 for what, where, share in seen)
