@@ -95,6 +95,11 @@ def main(argv: list[str] | None = None) -> int:
         _silence_stdout()
         return 0
     except Exception as exc:  # noqa: BLE001 - the last resort: a bug, reported without a traceback
+        from navigator.interrupts import was_interrupted
+
+        if was_interrupted(exc):  # a Ctrl-C that surfaced as another exception (an import's)
+            say("navigator: interrupted")
+            return 130
         from navigator.crash import report_bug
 
         return report_bug(exc, argv)

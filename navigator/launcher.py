@@ -28,6 +28,9 @@ def interrupted() -> int:
 
 
 def main() -> int:
+    from navigator.interrupts import mark_interrupts
+
+    mark_interrupts()
     try:
         from navigator.cli import main as run_command
 
