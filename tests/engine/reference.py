@@ -131,11 +131,13 @@ class Reference:
         """Trees per label built from the instances of `allowed` functions only."""
         instances = {x: [(decl, children) for decl, children in self.by_label[x] if allowed(decl)]
                      for x in labels}
-        # N[x]: trees of depth <= d, after d rounds
+        # N[x]: trees of depth <= d, after d rounds, saturated at SATURATED: a label on a cycle
+        # can double its count's digits every round (a hang on one random library), and its
+        # count is INF below anyway; every finite count the engine keeps is below MAX_COUNT.
         N = {x: 0 for x in labels}
         for _ in range(self.depth_bound):
-            N = {x: sum(_prod(N[(p.type, c)] for p, c in zip(decl.params, children))
-                        for decl, children in instances[x]) for x in labels}
+            N = {x: min(SATURATED, sum(_prod(N[(p.type, c)] for p, c in zip(decl.params, children))
+                                       for decl, children in instances[x])) for x in labels}
         # a label with no tree of depth <= the bound has none at all
         built = {x for x in labels if N[x] > 0}
         # deep[x]: some tree of depth >= d (its children must all have trees)
@@ -303,6 +305,10 @@ def _compositions(total, parts):
     for first in range(1, total - parts + 2):
         for rest in _compositions(total - first, parts - 1):
             yield (first,) + rest
+
+
+#: larger than every finite count the engine keeps (navigator.synth.counting.MAX_COUNT)
+SATURATED = 10 ** 4000 + 1
 
 
 def _prod(values):
