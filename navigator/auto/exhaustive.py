@@ -12,6 +12,7 @@ from navigator.auto.scoring import CostModelScorer, Score, require_space
 from navigator.synth import Count
 
 DEFAULT_LIMIT = 10_000
+_SCOPE_WORDS = {Scope.HOLE: "at ", Scope.SUBTREE: "under ", Scope.ALL: "of every open hole from "}
 
 
 def scope_count(context: StrategyContext, hole: int, scope: Scope) -> Count:
@@ -44,7 +45,7 @@ class ExhaustiveStrategy:
         count = scope_count(context, hole, scope)
         if count.value is None or count.value > self.limit:
             what = "unbounded" if count.value is None else f"{count.value:,}"
-            raise StrategyError(f"exhaustive would evaluate {what} completions of the {scope.value} of ?{hole}, "
+            raise StrategyError(f"exhaustive would evaluate {what} completions {_SCOPE_WORDS[scope]}?{hole}, "
                                 f"more than --limit {self.limit:,}", where="--auto exhaustive",
                                 fix="fill some holes first, narrow the scope (no --all / --subtree), raise "
                                     "--limit, or use --auto heuristic")

@@ -58,7 +58,7 @@ class HeuristicStrategy:
             used[rule] = used.get(rule, 0) + 1
             steps.append(PlannedStep(current, option.id))
             walk = walk.take(oracle, option)
-        rationale = "rules: " + ", ".join(f"{rule} ×{n}" if n > 1 else rule for rule, n in used.items())
+        rationale = "rules: " + "; ".join(f"{rule} ×{n}" if n > 1 else rule for rule, n in used.items())
         return Plan(tuple(steps), rationale, cost_model_evaluations=rules.evaluations,
                     compared={"rules": dict(used)})
 
@@ -165,7 +165,7 @@ class _Rules:
         return min(shares, default=0.0)
 
 
-_RULE_NAMES = {"region": "fusion without recomputation", "order": "fewest FLOPs, concordant, filters outward",
+_RULE_NAMES = {"region": "fusion without recomputation", "order": "fewest FLOPs, then storage order",
                "par": "outer dense level within the lanes", "vectorize": "widest stream shape",
                "block_sparse": "block mode where occupancy pays"}
 

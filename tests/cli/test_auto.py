@@ -47,7 +47,7 @@ def test_registry_lists_and_builds_strategies(extra_strategies):
     assert "default" in strategy_names() and "last" in strategy_names()
     assert describe_strategies()["default"].startswith("the library's default")
     assert isinstance(get_strategy("default"), Strategy) and isinstance(get_strategy("last"), Strategy)
-    with pytest.raises(StrategyError, match=r"unknown strategy 'nope' \(known strategies: broken, default, last"):
+    with pytest.raises(StrategyError, match=r"unknown strategy 'nope' \(known strategies: broken, default, exhaustive, heuristic, last"):
         get_strategy("nope")
     with pytest.raises(ValueError):
         register_strategy("bad name!", LastOption)
