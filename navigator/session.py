@@ -2,7 +2,8 @@
 
 Every rule of navigation lives here so the CLI and the TUI stay thin. A step is recorded
 with its provenance (`by`: "user", "default", "forced" or "strategy:<name>"), an optional
-rationale, a timestamp and the number of the command it belonged to. The step log is the
+rationale, a timestamp, the number of the command it belonged to and, for a step a planning
+strategy took, the figures it weighed (docs/strategies.md#provenance). The step log is the
 source of truth: replaying it from `?0` always gives the same sketch, because hole numbers
 come from a counter that only grows. Undo pops steps onto a redo stack (one step, or every
 step of the last command); any new step clears that stack.
