@@ -2,7 +2,8 @@
 
 Every rule of navigation lives here so the CLI and the TUI stay thin. A step is recorded
 with its provenance (`by`: "user", "default", "forced" or "strategy:<name>"), an optional
-rationale, a timestamp and the number of the command it belonged to. The step log is the
+rationale, a timestamp, the number of the command it belonged to and, for a step a planning
+strategy took, the figures it weighed (docs/strategies.md#provenance). The step log is the
 source of truth: replaying it from `?0` always gives the same sketch, because hole numbers
 come from a counter that only grows. Undo pops steps onto a redo stack (one step, or every
 step of the last command); any new step clears that stack.
@@ -25,7 +26,7 @@ import os
 import re
 import uuid
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterator, Mapping
 
@@ -78,6 +79,9 @@ class StepRecord:
     #: the command the step belonged to (steps of one command are undone together); None in
     #: files written before commands were recorded, where each step is its own command
     command: int | None = None
+    #: what a strategy weighed to take the step (navigator.auto.base.Plan.figures): how many
+    #: candidates it evaluated and the figures it compared; None for steps no strategy chose
+    figures: Mapping[str, Any] | None = field(default=None, hash=False)
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -92,6 +96,8 @@ class StepRecord:
             data["rationale"] = self.rationale
         if self.command is not None:
             data["command"] = self.command
+        if self.figures is not None:
+            data["figures"] = dict(self.figures)
         return data
 
     @staticmethod
@@ -119,12 +125,33 @@ class StepRecord:
         command = data.get("command")
         if command is not None and (not isinstance(command, int) or isinstance(command, bool) or command < 1):
             raise DamagedSessionError("command must be a positive whole number", where=f"{where}.command")
+        figures = data.get("figures")
+        if figures is not None and not _json_figures(figures):
+            raise DamagedSessionError("figures must be a JSON object of numbers, strings and such objects",
+                                      where=f"{where}.figures")
         record = StepRecord(hole, data["option"], data["function"], tuple(metadata.items()),
-                            data["by"], rationale, timestamp, command)
+                            data["by"], rationale, timestamp, command, figures)
         if option_id(record.function, record.metadata) != record.option:
             raise DamagedSessionError(f"option {record.option!r} does not match its function and "
                                       "metadata", where=where, fix="the file was edited by hand or is corrupted")
         return record
+
+
+def _json_figures(value: Any, depth: int = 0) -> bool:
+    """A step's figures: an object of finite numbers, strings, booleans, null and such objects
+    (three levels deep at most: {"compared": {"rules": {"widest stream shape": 2}}})."""
+    if not isinstance(value, dict) or depth > 2:
+        return False
+    for key, item in value.items():
+        if isinstance(item, dict):
+            if not _json_figures(item, depth + 1):
+                return False
+        elif isinstance(item, float):
+            if item != item or item in (float("inf"), float("-inf")):
+                return False
+        elif item is not None and not isinstance(item, (int, str, bool)):
+            return False
+    return True
 
 
 def forced_steps_of(data: Mapping[str, Any]) -> bool:
@@ -263,12 +290,25 @@ class Session:
         return max(numbers, default=0) + 1
 
     def apply(self, hole: int, option: str, *, by: str = "user",
-              rationale: str | None = None) -> StepRecord:
+              rationale: str | None = None, figures: Mapping[str, Any] | None = None) -> StepRecord:
         """Fill `hole` with the offered option whose id is `option` (a command of its own,
-        unless inside `command()`)."""
+        unless inside `command()`); `figures`: what a strategy weighed (StepRecord.figures)."""
         chosen = self._offered(hole, option)
         with self.command():
-            return self._take(chosen, by, rationale, self._clock())
+            return self._take(chosen, by, rationale, self._clock(), figures=figures)
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """All or nothing: on any exception (Ctrl-C included) the steps taken inside the block
+        are taken back and the redo stack is restored, as if the block never ran."""
+        sketches, steps, redo = len(self._sketches), len(self._steps), list(self._redo)
+        try:
+            yield
+        except BaseException:
+            del self._sketches[sketches:]
+            del self._steps[steps:]
+            self._redo = redo
+            raise
 
     def apply_option(self, chosen: MenuOption, *, by: str = "user",
                      rationale: str | None = None) -> StepRecord:
@@ -307,7 +347,7 @@ class Session:
         record = self._redo.pop()
         chosen = self._offered(record.hole, record.option)
         redo = self._redo
-        self._take(chosen, record.by, record.rationale, record.timestamp, record.command)
+        self._take(chosen, record.by, record.rationale, record.timestamp, record.command, record.figures)
         self._redo = redo  # _take clears the redo stack; redo keeps the rest of it
         return self._steps[-1]
 
@@ -359,11 +399,12 @@ class Session:
         return chosen
 
     def _take(self, chosen: MenuOption, by: str, rationale: str | None, timestamp: str,
-              command: int | None = None) -> StepRecord:
+              command: int | None = None, figures: Mapping[str, Any] | None = None) -> StepRecord:
         if not _BY.match(by):
             raise ValueError(f'by must be "user", "default", "forced" or "strategy:<name>", not {by!r}')
         record = StepRecord(chosen.hole, chosen.id, chosen.function, chosen.metadata, by,
-                            rationale, timestamp, command if command is not None else self._command)
+                            rationale, timestamp, command if command is not None else self._command,
+                            figures)
         self._sketches.append(self.oracle.apply(self.sketch, chosen))
         self._steps.append(record)
         self._redo = []
@@ -386,7 +427,8 @@ class Session:
                     f"step {index + 1} (?{record.hole} := {record.option}) cannot be replayed: "
                     f"{exc.bare_message}", where=f"{where}[{index}]",
                     fix="the library or fact file changed since the session was saved") from None
-            session._take(chosen, record.by, record.rationale, record.timestamp, record.command)
+            session._take(chosen, record.by, record.rationale, record.timestamp, record.command,
+                          record.figures)
         return session
 
     # -- files ----------------------------------------------------------------------

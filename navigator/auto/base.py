@@ -1,20 +1,29 @@
 """The contract between the driver and a fill-in strategy.
 
 A strategy sees a read-only view of the navigation (`StrategyContext`: the session, the
-menus of every open hole, the oracle and an optional cost hook) and answers one question:
-which offered option should fill this hole, and why. It never edits the session itself;
-the driver applies the choice, so the menus stay the single authority on what is legal.
+menus of every open hole, the oracle, the schedule space when there is one, and an optional
+cost hook). It answers in one of two ways:
+
+- `choose(context, hole) -> Choice`: one offered option for one hole, and why (`default`);
+- `plan(context, hole, scope) -> Plan`: every step for the holes of a scope (that hole, its
+  subtree, or every open hole) at once, with a rationale and the figures it weighed
+  (`heuristic`, `exhaustive`; the interface `beam`, `anneal` and an LLM strategy will share).
+
+It never edits the session itself; the driver applies the answer, so the menus stay the
+single authority on what is legal.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from fuseflow.errors import UserError
 
 if TYPE_CHECKING:
     from navigator.session import Session
+    from navigator.space import ScheduleSpace
     from navigator.synth import CostFunction, HoleMenu, Menus, Oracle, Sketch
 
 
@@ -34,6 +43,45 @@ class Choice:
     rationale: str | None = None
 
 
+class Scope(str, Enum):
+    """Which holes a fill covers: the hole alone, it and every hole opened beneath it, or
+    every open hole of the sketch (and the holes they open)."""
+
+    HOLE = "hole"
+    SUBTREE = "subtree"
+    ALL = "all"
+
+
+@dataclass(frozen=True)
+class PlannedStep:
+    """One step of a plan: fill `hole` with the offered option whose id is `option`."""
+
+    hole: int
+    option: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A strategy's answer for a whole scope. Holes are numbered as they will be when the
+    steps are taken in order (hole numbers come from a counter, so a plan made on a copy of
+    the sketch replays on the session)."""
+
+    steps: tuple[PlannedStep, ...]
+    rationale: str
+    #: candidates scored by the cost model and by the simulator
+    cost_model_evaluations: int = 0
+    simulator_evaluations: int = 0
+    #: the figures the strategy compared, e.g. {"best_cycles": ..., "runner_up_cycles": ...}
+    compared: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def figures(self) -> dict[str, Any]:
+        """What each step records as its provenance (StepRecord.figures)."""
+        return {"evaluated": {"cost_model": self.cost_model_evaluations,
+                              "simulator": self.simulator_evaluations},
+                "compared": dict(self.compared)}
+
+
 @dataclass(frozen=True)
 class StrategyContext:
     """What a strategy may look at when it chooses."""
@@ -42,6 +90,8 @@ class StrategyContext:
     menus: "Menus"
     #: cost hook (lower is better; None when it cannot estimate yet); defaults to the oracle's
     cost: "CostFunction | None" = None
+    #: the tensor program's schedule space (cost model, schedules); None for a Honeybee problem
+    space: "ScheduleSpace | None" = None
 
     @property
     def oracle(self) -> "Oracle":
@@ -61,7 +111,7 @@ class StrategyContext:
 
 @runtime_checkable
 class Strategy(Protocol):
-    """Chooses an option for one open hole."""
+    """Chooses an option for one open hole (a `PlanningStrategy` plans a scope instead)."""
 
     #: registry name, e.g. "default"
     name: str
@@ -70,4 +120,16 @@ class Strategy(Protocol):
 
     def choose(self, context: StrategyContext, hole: int) -> Choice:
         """The option to take at `hole` (an open hole of `context.sketch`)."""
+        ...
+
+
+@runtime_checkable
+class PlanningStrategy(Protocol):
+    """Plans every step of a scope at once."""
+
+    name: str
+    provenance: str
+
+    def plan(self, context: StrategyContext, hole: int, scope: Scope) -> Plan:
+        """The steps for `hole` and, by `scope`, the holes beneath it or every open hole."""
         ...

@@ -1,5 +1,9 @@
 """Apply a strategy's choices to a session, one checked step at a time.
 
+`fill` is the entry point for both kinds of strategy (navigator.auto.base): a planning
+strategy's plan is applied step by step through the session, which checks each step
+against the menus; either way the fill is one command of the session and all or nothing.
+
 A fill stops after `max_steps` steps (MAX_AUTO_STEPS by default) with a ResourceError: the
 default strategy always terminates (docs/engine.md#defaults), but it can still face
 programs too large to build one step at a time.
@@ -8,10 +12,48 @@ programs too large to build one step at a time.
 from __future__ import annotations
 
 from fuseflow.memory import ResourceError
-from navigator.auto.base import Strategy, StrategyContext, StrategyFailure
+from typing import TYPE_CHECKING
+
+from navigator.auto.base import Plan, PlanningStrategy, Scope, Strategy, StrategyContext, StrategyFailure
 from navigator.session import Session, SessionError, StepRecord
 from navigator.synth import CostFunction
 from navigator.synth.budget import MAX_AUTO_STEPS
+
+if TYPE_CHECKING:
+    from navigator.space import ScheduleSpace
+
+
+def fill(session: Session, hole: int, strategy: "Strategy | PlanningStrategy", scope: Scope = Scope.HOLE, *,
+         space: "ScheduleSpace | None" = None, rationale: str | None = None,
+         max_steps: int = MAX_AUTO_STEPS) -> list[StepRecord]:
+    """Fill `hole` (and, by `scope`, the holes beneath it or every open hole) with `strategy`,
+    as one command of the session. On any exception, Ctrl-C included, the session is left
+    as it was. `rationale`, when given, replaces the strategy's own on every step."""
+    if not session.sketch.has_hole(hole):
+        raise SessionError(f"?{hole} is not an open hole", fix=session.not_open_hint(hole))
+    with session.atomic():
+        if not hasattr(strategy, "plan"):
+            if scope is Scope.ALL:
+                return fill_open_holes(session, strategy, rationale=rationale, max_steps=max_steps)
+            return fill_with_strategy(session, hole, strategy, subtree=scope is Scope.SUBTREE,
+                                      rationale=rationale, max_steps=max_steps)
+        context = StrategyContext(session, session.menus(), session.oracle.cost, space)
+        plan = strategy.plan(context, hole, scope)
+        with session.command() as steps:
+            apply_plan(session, strategy, plan, rationale)
+    return steps
+
+
+def apply_plan(session: Session, strategy: "PlanningStrategy", plan: Plan, rationale: str | None = None) -> None:
+    """Take a plan's steps in order, each recorded with the strategy's provenance and figures."""
+    figures = plan.figures
+    for step in plan.steps:
+        menus = session.menus()
+        if not session.sketch.has_hole(step.hole) or menus.option(step.hole, step.option) is None:
+            raise StrategyFailure(f"strategy {strategy.name!r} planned ?{step.hole} := {step.option!r}, which "
+                                  "is not offered")
+        session.apply(step.hole, step.option, by=strategy.provenance,
+                      rationale=rationale if rationale is not None else plan.rationale, figures=figures)
 
 
 def _take(session: Session, strategy: Strategy, hole: int, rationale: str | None,

@@ -8,6 +8,7 @@ imports only that one (an LLM strategy must not make `navigator fill` import ope
 from __future__ import annotations
 
 import importlib
+import inspect
 from typing import Any, Callable
 
 from navigator.auto.base import Strategy, StrategyError
@@ -17,6 +18,10 @@ StrategyFactory = Callable[..., Strategy]
 # name -> ("module:factory", one-line description)
 _BUILTIN: dict[str, tuple[str, str]] = {
     "default": ("navigator.auto.default:DefaultStrategy", "the library's default option at each hole"),
+    "exhaustive": ("navigator.auto.exhaustive:ExhaustiveStrategy",
+                   "every completion scored by the cost model, when there are at most --limit"),
+    "heuristic": ("navigator.auto.heuristic:HeuristicStrategy",
+                  "Scorch-style rules: sparse filters outward, outer dense parallelism, widest vectors"),
 }
 _REGISTERED: dict[str, tuple[StrategyFactory, str]] = {}
 
@@ -38,7 +43,30 @@ def describe_strategies() -> dict[str, str]:
     return dict(sorted(descriptions.items()))
 
 
+#: a strategy option's command-line spelling, for messages
+_OPTION_FLAGS = {"limit": "--limit", "budget": "--budget", "jobs": "--jobs"}
+
+
 def get_strategy(name: str, **options: Any) -> Strategy:
+    """The strategy `name`, built with `options` (None values are left out); an option its
+    factory does not take is a StrategyError naming the flag."""
+    factory = _factory(name)
+    given = {key: value for key, value in options.items() if value is not None}
+    try:
+        parameters = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # a builtin or C factory: pass everything
+        parameters = None
+    if parameters is not None and not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+        for key in given:
+            if key not in parameters:
+                flag = _OPTION_FLAGS.get(key, key)
+                raise StrategyError(f"{flag} does not apply to the {name} strategy", where=flag,
+                                    fix=f"leave out {flag}, or choose a strategy that takes it "
+                                        "(docs/strategies.md)")
+    return factory(**given)
+
+
+def _factory(name: str) -> StrategyFactory:
     if name in _REGISTERED:
         factory = _REGISTERED[name][0]
     elif name in _BUILTIN:
@@ -47,4 +75,4 @@ def get_strategy(name: str, **options: Any) -> Strategy:
     else:
         raise StrategyError(f"unknown strategy {name!r}", where="--auto",
                             fix=f"known strategies: {', '.join(strategy_names())}")
-    return factory(**options)
+    return factory

@@ -25,6 +25,16 @@ def _positive(text: str) -> int:
     return int(text)
 
 
+def _positive_count(text: str) -> int:
+    import argparse
+    import re
+
+    if not re.fullmatch(r"[0-9]{1,9}", text) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number, at least 1 and at most 999999999, "
+                                         f"not {text[:40]!r}")
+    return int(text)
+
+
 def _path(args) -> Path:
     from navigator.session_files import session_path
 
@@ -98,7 +108,7 @@ def _report_steps(args, workspace, action: str, records) -> None:
 
 
 def cmd_fill(args) -> int:
-    from navigator.auto import StrategyFailure, fill_with_strategy, get_strategy
+    from navigator.auto import Scope, StrategyFailure, fill, get_strategy
     from navigator.session import SessionError
     from navigator.session_files import locked_workspace, parse_hole, resolve_option
     from navigator.session_files.text import check_text
@@ -112,10 +122,14 @@ def cmd_fill(args) -> int:
         raise UserError(f"which option for ?{hole}?", where="fill",
                         fix=f"give a menu number (navigator show --hole {hole}), an option id, "
                             "FUNCTION FIELD=VALUE, or --auto default")
-    if args.subtree and not args.auto:
-        raise UserError("--subtree works with --auto", where="--subtree",
-                        fix=f"e.g. navigator fill '?{hole}' --auto default --subtree")
-    strategy = get_strategy(args.auto) if args.auto else None
+    for flag, given in (("--subtree", args.subtree), ("--all", args.all), ("--limit", args.limit is not None),
+                        ("--budget", args.budget is not None), ("--jobs", args.jobs is not None)):
+        if given and not args.auto:
+            raise UserError(f"{flag} works with --auto", where=flag,
+                            fix=f"e.g. navigator fill '?{hole}' --auto default --subtree")
+    scope = Scope.ALL if args.all else Scope.SUBTREE if args.subtree else Scope.HOLE
+    strategy = (get_strategy(args.auto, limit=args.limit, budget=args.budget, jobs=args.jobs)
+                if args.auto else None)
     with locked_workspace(_path(args), accept_changes=args.accept_changes) as workspace:
         _notes(workspace)
         session = workspace.session
@@ -124,11 +138,12 @@ def cmd_fill(args) -> int:
                                fix=session.not_open_hint(hole))
         option = None if strategy is not None else resolve_option(session.menus().for_hole(hole), args.option)
         try:
-            with session.command() as records:  # one undo unit, with the forced steps it causes
+            with session.atomic(), session.command() as records:  # one undo unit, with its forced steps
                 if option is not None:
                     session.apply(hole, option.id, by="user", rationale=args.rationale)
                 else:
-                    fill_with_strategy(session, hole, strategy, subtree=args.subtree, rationale=args.rationale)
+                    space = None if workspace.is_problem else workspace.space
+                    fill(session, hole, strategy, scope, space=space, rationale=args.rationale)
         except StrategyFailure as exc:  # nothing is saved
             say_error(exc)
             return 1
@@ -342,8 +357,18 @@ def register(subs) -> None:
                     "(also FUNCTION(FIELD=VALUE, ...)). Quote '?3': the shell treats ? as a wildcard.")
     fill.add_argument("hole", metavar="HOLE", help="the hole: ?3, 3 or h3")
     fill.add_argument("option", metavar="OPTION", nargs="*", help="menu number, option id, or FUNCTION FIELD=VALUE ...")
-    fill.add_argument("--auto", metavar="STRATEGY", help="let a strategy choose (known: default)")
-    fill.add_argument("--subtree", action="store_true", help="with --auto: also fill every hole opened beneath HOLE")
+    fill.add_argument("--auto", metavar="STRATEGY",
+                      help="let a strategy choose: default, heuristic or exhaustive (docs/strategies.md)")
+    scope = fill.add_mutually_exclusive_group()
+    scope.add_argument("--subtree", action="store_true", help="with --auto: also fill every hole opened beneath HOLE")
+    scope.add_argument("--all", action="store_true", help="with --auto: fill every open hole, until the sketch is "
+                                                          "complete")
+    fill.add_argument("--limit", type=_positive_count, metavar="N",
+                      help="exhaustive: refuse when the scope has more than N completions (default 10,000)")
+    fill.add_argument("--budget", type=_positive_count, metavar="K",
+                      help="search strategies: at most K simulator evaluations")
+    fill.add_argument("--jobs", type=_positive_count, metavar="N",
+                      help="search strategies: evaluate candidates in N processes")
     fill.add_argument("--rationale", metavar="TEXT", help="why: recorded with the step (see `navigator history`)")
     _add_common(fill)
     fill.set_defaults(run=cmd_fill)

@@ -266,9 +266,24 @@ def _record_lines(prefix: str, record: StepRecord,
              + (f", command {record.command}" if record.command is not None else "")]
     if record.rationale:
         lines.append(f"{indent}why: {record.rationale}")
+    if record.figures:
+        lines.append(f"{indent}weighed: {_figures_text(record.figures)}")
     if alternatives:
         lines.append(indent + _alternatives_line(alternatives))
     return lines
+
+
+def _figures_text(figures) -> str:
+    """A strategy's figures on one line: evaluations, then what it compared."""
+    evaluated = figures.get("evaluated") or {}
+    parts = [f"{evaluated.get('cost_model', 0):,} by the cost model, {evaluated.get('simulator', 0):,} simulated"]
+    for key, value in (figures.get("compared") or {}).items():
+        if isinstance(value, dict):
+            value = ", ".join(f"{k} {v}" for k, v in value.items())
+        elif isinstance(value, float):
+            value = f"{value:,.6g}"
+        parts.append(f"{key.replace('_', ' ')} {value}")
+    return "; ".join(parts)
 
 
 def format_history(workspace: Workspace) -> str:

@@ -47,7 +47,7 @@ def test_registry_lists_and_builds_strategies(extra_strategies):
     assert "default" in strategy_names() and "last" in strategy_names()
     assert describe_strategies()["default"].startswith("the library's default")
     assert isinstance(get_strategy("default"), Strategy) and isinstance(get_strategy("last"), Strategy)
-    with pytest.raises(StrategyError, match=r"unknown strategy 'nope' \(known strategies: broken, default, last"):
+    with pytest.raises(StrategyError, match=r"unknown strategy 'nope' \(known strategies: broken, default, exhaustive, heuristic, last"):
         get_strategy("nope")
     with pytest.raises(ValueError):
         register_strategy("bad name!", LastOption)
@@ -89,3 +89,70 @@ def test_default_strategy_without_a_default(tmp_path):
     session = Session(space.library, space.facts, oracle=space.oracle)
     with pytest.raises(StrategyError, match=r"\?8 \(Par\) has no default option .*navigator fill '\?8' NUMBER"):
         fill_with_strategy(session, 0, get_strategy("default"), subtree=True)
+
+
+# ---------------------------------------------------------------- planning strategies
+
+def test_heuristic_and_exhaustive_fill_with_their_figures(cli):
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
+    filled = cli.json("fill", "?0", "--auto", "exhaustive", "--all", schema="steps")
+    assert filled["complete"] and {s["by"] for s in filled["steps"]} == {"strategy:exhaustive"}
+    assert filled["steps"][0]["figures"]["evaluated"] == {"cost_model": 32, "simulator": 0}
+    history = cli.json("history", schema="history")
+    assert history["steps"][0]["figures"] == filled["steps"][0]["figures"]
+    text = cli("history", ok=True).stdout
+    assert "why: cheapest of 32 completions by the cost model" in text
+    assert "weighed: 32 by the cost model, 0 simulated; completions 32; best cycles" in text
+    cli("undo", ok=True)
+    heuristic = cli.json("fill", "?0", "--auto", "heuristic", "--subtree", schema="steps")
+    assert heuristic["complete"] and heuristic["steps"][0]["rationale"].startswith("rules: ")
+    assert cli.json("show", schema="show")["complete"]
+
+
+@pytest.mark.parametrize("args, fragments", [
+    (["--auto", "nope"], ["--auto: unknown strategy 'nope'", "known strategies: default, exhaustive, heuristic"]),
+    (["--auto", "heuristic", "--budget", "0"], ["--budget", "at least 1"]),
+    (["--auto", "heuristic", "--budget", "-3"], ["--budget"]),
+    (["--auto", "heuristic", "--budget", "4"], ["--budget does not apply to the heuristic strategy"]),
+    (["--auto", "default", "--limit", "4"], ["--limit does not apply to the default strategy"]),
+    (["--auto", "exhaustive", "--all", "--limit", "31"],
+     ["exhaustive would evaluate 32 completions of every open hole from ?0, more than --limit 31"]),
+    (["1", "--all"], ["--all works with --auto"]),
+    (["--auto", "heuristic", "--all", "--subtree"], ["not allowed with argument"]),
+])
+def test_bad_strategy_input_is_one_line_and_exit_2(cli, tmp_path, args, fragments):
+    from tests.cli.conftest import assert_user_error
+
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
+    before = (tmp_path / ".navigator" / "session.json").read_bytes()
+    assert_user_error(cli("fill", "?0", *args), *fragments)
+    assert (tmp_path / ".navigator" / "session.json").read_bytes() == before
+
+
+def test_a_filled_hole_is_refused(cli):
+    from tests.cli.conftest import assert_user_error
+
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
+    cli("fill", "?0", "1", ok=True)
+    for strategy in ("heuristic", "exhaustive"):
+        assert_user_error(cli("fill", "?0", "--auto", strategy), "?0 is not an open hole", "step 1 filled it")
+
+
+def test_ctrl_c_during_a_search_keeps_the_session(cli, tmp_path, monkeypatch):
+    from navigator.auto.scoring import CostModelScorer
+
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
+    cli("fill", "?0", "1", ok=True)
+    before = (tmp_path / ".navigator" / "session.json").read_bytes()
+    calls = []
+
+    def interrupted(self, sketch):
+        calls.append(sketch)
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+        return (1.0, 1.0)
+
+    monkeypatch.setattr(CostModelScorer, "score", interrupted)
+    result = cli("fill", "?1", "--auto", "exhaustive", "--subtree")
+    assert result.returncode != 0 and len(calls) == 5
+    assert (tmp_path / ".navigator" / "session.json").read_bytes() == before

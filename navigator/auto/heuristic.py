@@ -1,0 +1,194 @@
+"""The `heuristic` strategy: rules in the style of Scorch, one greedy pass over the scope.
+
+Each hole of the scope, lowest first, takes the offered option its rule ranks first; a hole
+no rule speaks for takes its default. The rules, by the function of the options:
+
+- region (fusion, region by region): the largest region that some legal order runs without
+  recomputation (fuseflow.fusion_shortcuts.runs_without_recomputation);
+- order: the fewest FLOPs by the cost model (fusion must not pay for itself in recomputed
+  work), then sparse operands read concordantly with their storage, then compressed
+  (filtering) loops outermost;
+- par: the largest offered factor within the hardware's lanes on the outermost dense level
+  of the region's order (dense levels split evenly; compressed ones would not), 1 elsewhere;
+- vectorize: the widest offered stream shape;
+- block_sparse: on only where the expected block occupancy of the region's sparse operands
+  (independent sparsity, the cost model's assumption) is at least BLOCK_OCCUPANCY_PAYS.
+
+Only offered options are ever ranked, so the plan is valid by construction.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from navigator.auto.base import Plan, PlannedStep, Scope, StrategyContext, StrategyError
+from navigator.auto.scope import ScopeWalk, candidate_options, scoring_option
+from navigator.auto.scoring import require_space
+
+if TYPE_CHECKING:
+    from fuseflow.ir import Region
+    from navigator.space import ScheduleSpace
+    from navigator.synth import HoleMenu, MenuOption, Sketch
+
+#: block mode streams whole blocks; below this share of stored entries per block it streams
+#: more zeros than it saves in per-scalar overhead
+BLOCK_OCCUPANCY_PAYS = 0.5
+
+
+class HeuristicStrategy:
+    name = "heuristic"
+    provenance = "strategy:heuristic"
+
+    def plan(self, context: StrategyContext, hole: int, scope: Scope) -> Plan:
+        from fuseflow.hardware import load_hardware
+
+        space = require_space(context.space, self.name)
+        if context.menus.blocked:
+            raise StrategyError(f"the sketch cannot be completed: {context.menus.blocked}",
+                                fix="undo the step that blocked it (navigator undo)")
+        rules = _Rules(space, load_hardware())
+        oracle = context.oracle
+        walk = ScopeWalk.start(context.sketch, hole, scope)
+        steps: list[PlannedStep] = []
+        used: dict[str, int] = {}
+        while not walk.done:
+            current = min(walk.pending)
+            menu = oracle.menus(walk.sketch).for_hole(current)
+            option, rule = rules.choose(walk.sketch, menu)
+            used[rule] = used.get(rule, 0) + 1
+            steps.append(PlannedStep(current, option.id))
+            walk = walk.take(oracle, option)
+        rationale = "rules: " + "; ".join(f"{rule} ×{n}" if n > 1 else rule for rule, n in used.items())
+        return Plan(tuple(steps), rationale, cost_model_evaluations=rules.evaluations,
+                    compared={"rules": dict(used)})
+
+
+class _Rules:
+    def __init__(self, space: "ScheduleSpace", hardware):
+        self.space = space
+        self.hardware = hardware
+        self.evaluations = 0
+        self._by_function: dict[str, Callable[["Sketch", "HoleMenu"], "MenuOption | None"]] = {
+            "region": self._fusion, "order": self._order, "par": self._par,
+            "vectorize": self._vector, "block_sparse": self._block}
+
+    def choose(self, sketch: "Sketch", menu: "HoleMenu") -> tuple["MenuOption", str]:
+        options = candidate_options(menu)
+        functions = {o.function for o in options}
+        for function, rule in self._by_function.items():
+            if function in functions:
+                chosen = rule(sketch, menu)
+                if chosen is not None:
+                    return chosen, _RULE_NAMES[function]
+        return scoring_option(menu), "default"
+
+    # ---- one rule per kind of choice
+
+    def _fusion(self, sketch, menu):
+        from fuseflow.fusion_shortcuts import runs_without_recomputation
+        from fuseflow.lower.contexts import DEFAULT_POLICY
+
+        regions = [o for o in candidate_options(menu) if o.function == "region"]
+        clean = [o for o in regions
+                 if runs_without_recomputation(self.space.program, _ops(o), DEFAULT_POLICY)]
+        pool = clean or regions
+        return max(pool, key=lambda o: len(_ops(o))) if pool else None  # max keeps the first of a tie
+
+    def _order(self, sketch, menu):
+        from fuseflow.cost import region_cost
+
+        orders = [o for o in candidate_options(menu) if o.function == "order"]
+        if len(orders) < 2:
+            return orders[0] if orders else None
+        region = self._region(orders[0])
+        compressed = _compressed_vars(region)
+
+        def key(option):
+            order = tuple(str(option.metadata_dict()["order"]).split())
+            self.evaluations += 1
+            flops = region_cost(self.space.program, self.space.binding, region, order, self.hardware).flops
+            discordant = sum(1 for operand in region.operands if "compressed" in operand.formats
+                             and not _concordant(operand.vars, order))
+            filters_late = sum(position for position, var in enumerate(order) if var in compressed)
+            return flops, discordant, filters_late
+
+        return min(orders, key=key)
+
+    def _par(self, sketch, menu):
+        pars = [o for o in candidate_options(menu) if o.function == "par"]
+        if not pars:
+            return None
+        meta = pars[0].metadata_dict()
+        order = _chosen_order(sketch, str(meta["region"]))
+        if order is None:
+            return None  # the order is not chosen yet: leave the factor at its default
+        region = self._region(pars[0])
+        compressed = _compressed_vars(region)
+        extents = {v: self.space.binding.extent(d) for v, d in region.var_dims.items()}
+        outer_dense = next((v for v in order if v not in compressed and extents.get(v, 1) > 1), None)
+        if meta["var"] != outer_dense:
+            return min(pars, key=lambda o: o.metadata_dict()["factor"])
+        within = [o for o in pars if o.metadata_dict()["factor"] <= self.hardware.lanes]
+        return max(within or pars, key=lambda o: o.metadata_dict()["factor"])
+
+    def _vector(self, sketch, menu):
+        shapes = [o for o in candidate_options(menu) if o.function == "vectorize"]
+        return max(shapes, key=lambda o: o.metadata_dict()["shape"]) if shapes else None
+
+    def _block(self, sketch, menu):
+        blocks = {o.metadata_dict()["enabled"]: o for o in candidate_options(menu) if o.function == "block_sparse"}
+        if not blocks:
+            return None
+        region = self._region(next(iter(blocks.values())))
+        pays = self._block_occupancy(region) >= BLOCK_OCCUPANCY_PAYS
+        return blocks.get(pays) or next(iter(blocks.values()))
+
+    # ---- helpers
+
+    def _region(self, option: "MenuOption") -> "Region":
+        from fuseflow.ir import unify_region
+
+        return unify_region(self.space.program, _ops(option))
+
+    def _block_occupancy(self, region: "Region") -> float:
+        """The least expected share of stored entries in a stored block, over the region's
+        sparse operands, if their entries are spread independently at their density."""
+        side = self.hardware.block_size
+        cells = side * side
+        shares = []
+        for operand in region.operands:
+            if "compressed" not in operand.formats:
+                continue
+            density = self.space.binding.stats[operand.tensor].value_density
+            stored_block = 1.0 - (1.0 - density) ** cells if density < 1 else 1.0
+            shares.append(density / stored_block if stored_block > 0 else 0.0)
+        return min(shares, default=0.0)
+
+
+_RULE_NAMES = {"region": "fusion without recomputation", "order": "fewest FLOPs, then storage order",
+               "par": "outer dense level within the lanes", "vectorize": "widest stream shape",
+               "block_sparse": "block mode where occupancy pays"}
+
+
+def _ops(option: "MenuOption") -> tuple[str, ...]:
+    return tuple(str(option.metadata_dict()["region"]).split("+"))
+
+
+def _compressed_vars(region: "Region") -> set[str]:
+    return {var for operand in region.operands for var, fmt in zip(operand.vars, operand.formats)
+            if fmt == "compressed"}
+
+
+def _concordant(stored: tuple[str, ...], order: tuple[str, ...]) -> bool:
+    """The operand's variables come in the loop order as they are stored."""
+    positions = [order.index(v) for v in stored if v in order]
+    return positions == sorted(positions)
+
+
+def _chosen_order(sketch: "Sketch", region: str) -> tuple[str, ...] | None:
+    for app in sketch.applications():
+        if app.function == "order":
+            meta = app.metadata_dict()
+            if meta.get("region") == region:
+                return tuple(str(meta["order"]).split())
+    return None
