@@ -158,30 +158,59 @@ def op_contexts(program: Program, region: Region, order: tuple[str, ...],
     return {op: set(chain) for op, chain in region_contexts(program, region, order, policy).chain.items()}
 
 
+class RegionCostModel:
+    """The cost of one region under any of its orders: what does not depend on the order
+    (operand sizes, each op alone, bytes written) is worked out once, so costing many orders
+    of one region (fuseflow.cost_hints) stays cheap."""
+
+    def __init__(self, program: Program, binding: Binding, region: Region, hw: Hardware):
+        self.program, self.region = program, region
+        self.counter = _PrefixCounter(program, binding, region)
+        self._points: dict[frozenset[str], float] = {}
+        self.alone_points = {}
+        self.flops_per_point = {name: program.op_by_name[name].flops_per_point for name in region.ops}
+        for name in region.ops:
+            alone_region = unify_region(program, (name,))
+            self.alone_points[name] = _PrefixCounter(program, binding, alone_region).points(set(alone_region.vars))
+        #: per operand: its stored bytes, stored elements, and its readers when it does not fit
+        #: the on-chip buffer (then the order decides how often it is read)
+        self.operands: list[tuple[float, int, list[str] | None]] = []
+        for operand in region.operands:
+            size = stored_bytes(program, binding, operand.tensor, hw)
+            readers = None if size <= hw.onchip_buffer_bytes else [
+                n for n in region.ops if any(a.tensor == operand.tensor for a in program.op_by_name[n].inputs)]
+            self.operands.append((size, binding.stats[operand.tensor].stored, readers))
+        self.bytes_written = sum(stored_bytes(program, binding, r.tensor, hw) for r in region.results)
+
+    def points(self, prefix: set[str]) -> float:
+        key = frozenset(prefix)
+        found = self._points.get(key)
+        if found is None:
+            found = self._points[key] = self.counter.points(prefix)
+        return found
+
+    def cost(self, order: tuple[str, ...]) -> RegionCost:
+        contexts = op_contexts(self.program, self.region, order)
+        op_costs = []
+        for name in self.region.ops:
+            points = self.points(contexts[name])
+            alone = self.alone_points[name]
+            op_costs.append(OpCost(name, points, points * self.flops_per_point[name],
+                                   points / alone if alone else 1.0))
+        bytes_read = 0.0
+        for size, stored, readers in self.operands:
+            if readers is None:
+                bytes_read += size
+                continue
+            visits = max(self.points(contexts[n]) for n in readers)
+            bytes_read += size * max(1.0, visits / stored if stored else 1.0)
+        return RegionCost(self.region.ops, order, sum(c.flops for c in op_costs), bytes_read,
+                          self.bytes_written, op_costs)
+
+
 def region_cost(program: Program, binding: Binding, region: Region, order: tuple[str, ...],
                 hw: Hardware) -> RegionCost:
-    counter = _PrefixCounter(program, binding, region)
-    contexts = op_contexts(program, region, order)
-    op_costs = []
-    for name in region.ops:
-        op = program.op_by_name[name]
-        points = counter.points(contexts[name])
-        alone_region = unify_region(program, (name,))
-        alone_points = _PrefixCounter(program, binding, alone_region).points(set(alone_region.vars))
-        op_costs.append(OpCost(name, points, points * op.flops_per_point,
-                               points / alone_points if alone_points else 1.0))
-    bytes_read = 0.0
-    for operand in region.operands:
-        size = stored_bytes(program, binding, operand.tensor, hw)
-        if size <= hw.onchip_buffer_bytes:
-            bytes_read += size
-            continue
-        readers = [n for n in region.ops if any(a.tensor == operand.tensor for a in program.op_by_name[n].inputs)]
-        visits = max(counter.points(contexts[n]) for n in readers)
-        stored = binding.stats[operand.tensor].stored
-        bytes_read += size * max(1.0, visits / stored if stored else 1.0)
-    bytes_written = sum(stored_bytes(program, binding, r.tensor, hw) for r in region.results)
-    return RegionCost(region.ops, order, sum(c.flops for c in op_costs), bytes_read, bytes_written, op_costs)
+    return RegionCostModel(program, binding, region, hw).cost(order)
 
 
 def schedule_cost(program: Program, binding: Binding, schedule: Schedule, hw: Hardware) -> ScheduleCost:

@@ -23,10 +23,11 @@ from navigator.lang.facts_loader import facts_from_generator
 from navigator.lang.errors import FactError, LibraryError
 from navigator.library_interface import check_interface
 from navigator.lang.toml_source import read_toml_text
-from navigator.synth import App, Oracle, Sketch, sketch_from_json
+from navigator.synth import App, Menus, Oracle, Sketch, sketch_from_json
 
 if TYPE_CHECKING:  # imported where used: they load numpy, which a space made from cached facts may never need
     from fuseflow.binding import Binding
+    from fuseflow.cost_hints import CostHint
     from fuseflow.schedule import RegionSchedule, Schedule
 
 DEFAULT_LIBRARY = "fuseflow.hblib.toml"
@@ -65,6 +66,8 @@ class ScheduleSpace:
     #: makes the binding when it is first asked for (a space restored from its facts has none)
     bind_program: Callable[[], "Binding"] | None = field(default=None, repr=False)
     _binding: "Binding | None" = field(default=None, repr=False)
+    #: navigator.cost_hints.SketchHints, made when hints are first asked for (it keeps their memo)
+    _hints: Any = field(default=None, repr=False)
 
     @cached_property
     def facts_json(self) -> str:
@@ -120,6 +123,24 @@ class ScheduleSpace:
 
     def initial_sketch(self) -> Sketch:
         return self.oracle.initial_sketch()
+
+    # ---- cost hints ----
+
+    def hints(self, sketch: Sketch, menus: "Menus | None" = None) -> dict[tuple[int, str], "CostHint | None"]:
+        """(hole, option id) -> the best estimated cost beneath that option (None: no hint), for
+        every option of every open hole of `sketch` (docs/cost-model.md#cost-hints)."""
+        return self._sketch_hints().of_menus(sketch, menus or self.oracle.menus(sketch))
+
+    def best_hint(self, sketch: Sketch) -> "CostHint | None":
+        """The best estimated cost of the complete schedules extending `sketch`."""
+        return self._sketch_hints().of_sketch(sketch)
+
+    def _sketch_hints(self):
+        if self._hints is None:
+            from navigator.cost_hints import SketchHints
+
+            self._hints = SketchHints(self)
+        return self._hints
 
     # ---- complete sketch -> schedule ----
 

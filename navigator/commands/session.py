@@ -67,12 +67,12 @@ def cmd_start(args) -> int:
     workspace = create_workspace(_path(args), spec, force=args.force, forced_steps=not args.no_forced)
     menus = workspace.session.menus()
     if args.json:
-        print_json(show_json(workspace, menus))
+        print_json(show_json(workspace, menus, with_hints=args.hints))
     else:
         say(f"started a session for {spec.describe()} in {workspace.path}")
         for record in workspace.session.steps:  # forced: the only option of their hole
             say(f"navigator: forced {step_line(record)}")
-        print(format_show(workspace, menus, verbose=args.verbose))
+        print(format_show(workspace, menus, verbose=args.verbose, with_hints=args.hints))
     return 0
 
 
@@ -90,9 +90,10 @@ def cmd_show(args) -> int:
         check_region(workspace, args.region)
     menus = workspace.session.menus()
     if args.json:
-        print_json(show_json(workspace, menus, only, region=args.region))
+        print_json(show_json(workspace, menus, only, region=args.region, with_hints=args.hints))
     else:
-        print(format_show(workspace, menus, only, verbose=args.verbose, region=args.region, open_only=args.open))
+        print(format_show(workspace, menus, only, verbose=args.verbose, region=args.region, open_only=args.open,
+                          with_hints=args.hints))
     return 0
 
 
@@ -326,6 +327,13 @@ def _check_outputs(args, session: Path) -> None:
 
 # ---------------------------------------------------------------- registration
 
+def _add_hints_flag(sub) -> None:
+    # Opt-in: a hint needs the program bound to its data, which `show` otherwise never loads.
+    sub.add_argument("--hints", action="store_true",
+                     help="print each option's cost hint: the best estimated cycles, bytes and FLOPs "
+                          "beneath it, exact or a bound (docs/cost-model.md#cost-hints)")
+
+
 def register(subs) -> None:
     start = subs.add_parser("start", help="start a navigation session for a program or a Honeybee problem")
     start.add_argument("program", help="path to a program .toml, a bundled program's name, or a Honeybee "
@@ -339,6 +347,7 @@ def register(subs) -> None:
     start.add_argument("--no-forced", action="store_true",
                        help="leave holes that offer exactly one option open (by default they are filled, "
                             "with provenance `forced`, after start and after every fill)")
+    _add_hints_flag(start)
     _add_common(start, accept_changes=False)
     start.set_defaults(run=cmd_start)
 
@@ -348,6 +357,7 @@ def register(subs) -> None:
     show.add_argument("--region", metavar="NAME", help="show only this region's part of the sketch and its holes")
     show.add_argument("--open", action="store_true",
                       help="leave out the sketch: only the open holes' menus, grouped by region")
+    _add_hints_flag(show)
     _add_common(show)
     show.set_defaults(run=cmd_show)
 

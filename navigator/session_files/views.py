@@ -6,7 +6,7 @@ tests/cli/schemas/ holds their JSON Schemas. Within a version, fields are only e
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from fuseflow.errors import UserError, one_line, show_value
 from navigator.lang import Library
@@ -16,7 +16,15 @@ from navigator.session_files.workspace import Workspace
 from navigator.session import StepRecord
 from navigator.synth import Count, HoleMenu, MenuOption, Menus, format_sketch, sketch_to_json
 
+if TYPE_CHECKING:
+    from fuseflow.cost_hints import CostHint
+
+#: (hole, option id) -> the option's cost hint (None: no hint)
+Hints = Mapping[tuple[int, str], "CostHint | None"]
+
 JSON_VERSION = 1
+#: navigator-show: version 2 added each option's `hint` (docs/session-json.md)
+SHOW_VERSION = 2
 #: alternatives `history` prints per step before "and N more" (--json carries them all)
 _ALTERNATIVES_SHOWN = 3
 
@@ -63,8 +71,22 @@ def _json_safe(value: Any) -> Any:
     return value.isoformat() if hasattr(value, "isoformat") else str(value)
 
 
-def hole_json(menu: HoleMenu, library: Library | None = None) -> dict[str, Any]:
+def menu_hints(workspace: Workspace, menus: Menus, shown: Iterable[HoleMenu]) -> Hints:
+    """(hole, option id) -> cost hint of the options of the `shown` menus; empty for a Honeybee
+    problem (its space has no cost model: every hint is then null)."""
+    hints = getattr(workspace.space, "hints", None)
+    if hints is None or workspace.is_problem:
+        return {}
+    return hints(workspace.session.sketch, Menus(tuple(shown), menus.total, menus.blocked))
+
+
+def _hint_text(hint: CostHint | None) -> str:
+    return f", {hint.describe()}" if hint is not None else ""
+
+
+def hole_json(menu: HoleMenu, library: Library | None = None, hints: Hints | None = None) -> dict[str, Any]:
     default = next((i for i, o in enumerate(menu.options, 1) if o.is_default), None)
+    hints = hints or {}
     return {
         "hole": menu.hole,
         "label": f"?{menu.hole}",
@@ -75,9 +97,14 @@ def hole_json(menu: HoleMenu, library: Library | None = None) -> dict[str, Any]:
         "options": [{"number": i, "id": o.id, "function": o.function, "metadata": o.metadata_dict(),
                      "count": o.count.to_json(), "subtree_count": o.subtree_count.to_json(),
                      "default": o.is_default, "alias": o.alias,
+                     "hint": _hint_json(hints.get((menu.hole, o.id))),
                      "info": _json_safe(_info(library, o.function)) if library is not None else {}}
                     for i, o in enumerate(menu.options, 1)],
     }
+
+
+def _hint_json(hint: CostHint | None) -> dict[str, Any] | None:
+    return hint.to_dict() if hint is not None else None
 
 
 def _menus_shown(menus: Menus, only_hole: int | None, view: RegionView | None = None,
@@ -99,12 +126,14 @@ def check_region(workspace: Workspace, region: str) -> RegionView:
 
 
 def show_json(workspace: Workspace, menus: Menus, only_hole: int | None = None,
-              region: str | None = None) -> dict[str, Any]:
+              region: str | None = None, with_hints: bool = False) -> dict[str, Any]:
     session = workspace.session
     view = region_view(session.sketch)
+    shown = _menus_shown(menus, only_hole, view, region)
+    hints = menu_hints(workspace, menus, shown) if with_hints else {}
     return {
         "format": "navigator-show",
-        "version": JSON_VERSION,
+        "version": SHOW_VERSION,
         "session": str(workspace.path),
         "program": program_json(workspace),
         "steps": len(session.steps),
@@ -115,14 +144,16 @@ def show_json(workspace: Workspace, menus: Menus, only_hole: int | None = None,
         "blocked": menus.blocked,
         "open_holes": [h.id for h in session.sketch.holes()],
         "sketch": {"text": format_sketch(session.sketch), "expression": sketch_to_json(session.sketch)},
-        "holes": [{**hole_json(m, workspace.space.library), "region": view.hole_region.get(m.hole)}
-                  for m in _menus_shown(menus, only_hole, view, region)],
+        "holes": [{**hole_json(m, workspace.space.library, hints), "region": view.hole_region.get(m.hole)}
+                  for m in shown],
     }
 
 
-def format_menu(menu: HoleMenu, library: Library | None = None, verbose: bool = False) -> list[str]:
+def format_menu(menu: HoleMenu, library: Library | None = None, verbose: bool = False,
+                hints: Hints | None = None) -> list[str]:
     """A hole's options, each with its function's `info.title` (and with `verbose`, its
-    `info.description`) when the library gives one."""
+    `info.description`) when the library gives one, and its count and cost hint."""
+    hints = hints or {}
     where = f"{menu.parent_function}.{menu.param}" if menu.parent_function else "the goal"
     lines = [f"?{menu.hole} : {menu.type} ({where})"]
     width = len(str(len(menu.options)))
@@ -134,7 +165,8 @@ def format_menu(menu: HoleMenu, library: Library | None = None, verbose: bool = 
         description = _info_text(info, "description") if verbose else None
         if description:
             lines.extend(f"  {'':>{width}}    {one_line(line.rstrip())}" for line in description.splitlines())
-        lines.append(f"  {'':>{width}}    {_plural(option.count, 'completion')}")
+        lines.append(f"  {'':>{width}}    {_plural(option.count, 'completion')}"
+                     f"{_hint_text(hints.get((menu.hole, option.id)))}")
     if not menu.options:
         lines.append("  (nothing is offered)")
     return lines
@@ -148,7 +180,7 @@ def _written(workspace: Workspace) -> str:
 
 
 def format_show(workspace: Workspace, menus: Menus, only_hole: int | None = None, verbose: bool = False,
-                region: str | None = None, open_only: bool = False) -> str:
+                region: str | None = None, open_only: bool = False, with_hints: bool = False) -> str:
     """The session's header, its sketch and the menus of its open holes. `region` keeps the
     part of the sketch and the holes of one region; `open_only` leaves out the sketch and
     lists the open holes grouped by region (for sketches with hundreds of holes)."""
@@ -175,6 +207,7 @@ def format_show(workspace: Workspace, menus: Menus, only_hole: int | None = None
         lines += ["", format_sketch(session.sketch)]
     heading: object = _NO_HEADING
     shown = _menus_shown(menus, only_hole, view, region)
+    hints = menu_hints(workspace, menus, shown) if with_hints else {}
     if open_only and region is None:  # program-wide holes first, then each region's in sketch order
         order = {name: index for index, name in enumerate(view.names)}
         shown = tuple(sorted(shown, key=lambda m: (order.get(view.hole_region.get(m.hole), -1), m.hole)))
@@ -185,7 +218,7 @@ def format_show(workspace: Workspace, menus: Menus, only_hole: int | None = None
             if named != heading:
                 lines += [f"== {'region ' + named if named is not None else 'program-wide'}", ""]
                 heading = named
-        lines.extend(format_menu(menu, workspace.space.library, verbose))
+        lines.extend(format_menu(menu, workspace.space.library, verbose, hints))
     if session.complete:
         what = _written(workspace)
         lines += ["", f"The sketch is complete: `navigator export --json {what}.json` writes its {what}."]
