@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from fuseflow.errors import UserError
 
 if TYPE_CHECKING:
+    from navigator.batch.evaluation import EvalConfig
     from navigator.session import Session
     from navigator.space import ScheduleSpace
     from navigator.synth import CostFunction, HoleMenu, Menus, Oracle, Sketch
@@ -92,6 +93,8 @@ class StrategyContext:
     cost: "CostFunction | None" = None
     #: the tensor program's schedule space (cost model, schedules); None for a Honeybee problem
     space: "ScheduleSpace | None" = None
+    #: how the simulator runs this program (its spec, hardware, policy); None when it cannot
+    evaluation: "EvalConfig | None" = None
 
     @property
     def oracle(self) -> "Oracle":

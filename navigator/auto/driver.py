@@ -20,15 +20,17 @@ from navigator.synth import CostFunction
 from navigator.synth.budget import MAX_AUTO_STEPS
 
 if TYPE_CHECKING:
+    from navigator.batch.evaluation import EvalConfig
     from navigator.space import ScheduleSpace
 
 
 def fill(session: Session, hole: int, strategy: "Strategy | PlanningStrategy", scope: Scope = Scope.HOLE, *,
-         space: "ScheduleSpace | None" = None, rationale: str | None = None,
-         max_steps: int = MAX_AUTO_STEPS) -> list[StepRecord]:
+         space: "ScheduleSpace | None" = None, evaluation: "EvalConfig | None" = None,
+         rationale: str | None = None, max_steps: int = MAX_AUTO_STEPS) -> list[StepRecord]:
     """Fill `hole` (and, by `scope`, the holes beneath it or every open hole) with `strategy`,
     as one command of the session. On any exception, Ctrl-C included, the session is left
-    as it was. `rationale`, when given, replaces the strategy's own on every step."""
+    as it was. `evaluation` says how the simulator runs the program, for strategies that
+    confirm candidates with it. `rationale`, when given, replaces the strategy's own on every step."""
     if not session.sketch.has_hole(hole):
         raise SessionError(f"?{hole} is not an open hole", fix=session.not_open_hint(hole))
     with session.atomic():
@@ -37,7 +39,7 @@ def fill(session: Session, hole: int, strategy: "Strategy | PlanningStrategy", s
                 return fill_open_holes(session, strategy, rationale=rationale, max_steps=max_steps)
             return fill_with_strategy(session, hole, strategy, subtree=scope is Scope.SUBTREE,
                                       rationale=rationale, max_steps=max_steps)
-        context = StrategyContext(session, session.menus(), session.oracle.cost, space)
+        context = StrategyContext(session, session.menus(), session.oracle.cost, space, evaluation)
         plan = strategy.plan(context, hole, scope)
         with session.command() as steps:
             apply_plan(session, strategy, plan, rationale)

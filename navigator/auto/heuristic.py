@@ -46,7 +46,7 @@ class HeuristicStrategy:
         if context.menus.blocked:
             raise StrategyError(f"the sketch cannot be completed: {context.menus.blocked}",
                                 fix="undo the step that blocked it (navigator undo)")
-        rules = _Rules(space, load_hardware())
+        rules = HeuristicRules(space, load_hardware())
         oracle = context.oracle
         walk = ScopeWalk.start(context.sketch, hole, scope)
         steps: list[PlannedStep] = []
@@ -63,7 +63,7 @@ class HeuristicStrategy:
                     compared={"rules": dict(used)})
 
 
-class _Rules:
+class HeuristicRules:
     def __init__(self, space: "ScheduleSpace", hardware):
         self.space = space
         self.hardware = hardware

@@ -20,6 +20,10 @@ _BUILTIN: dict[str, tuple[str, str]] = {
     "default": ("navigator.auto.default:DefaultStrategy", "the library's default option at each hole"),
     "exhaustive": ("navigator.auto.exhaustive:ExhaustiveStrategy",
                    "every completion scored by the cost model, when there are at most --limit"),
+    "beam": ("navigator.auto.beam:BeamStrategy",
+             "beam search by the cost hints, best structures confirmed and tuned with the simulator (--budget)"),
+    "anneal": ("navigator.auto.anneal:AnnealStrategy",
+               "simulated annealing by the cost model, then by the simulator (--budget)"),
     "heuristic": ("navigator.auto.heuristic:HeuristicStrategy",
                   "Scorch-style rules: sparse filters outward, outer dense parallelism, widest vectors"),
 }
@@ -44,7 +48,8 @@ def describe_strategies() -> dict[str, str]:
 
 
 #: a strategy option's command-line spelling, for messages
-_OPTION_FLAGS = {"limit": "--limit", "budget": "--budget", "jobs": "--jobs"}
+_OPTION_FLAGS = {"limit": "--limit", "budget": "--budget", "jobs": "--jobs", "engine": "--engine",
+                 "scheduler": "--scheduler"}
 
 
 def get_strategy(name: str, **options: Any) -> Strategy:
