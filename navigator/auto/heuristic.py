@@ -3,8 +3,10 @@
 Each hole of the scope, lowest first, takes the offered option its rule ranks first; a hole
 no rule speaks for takes its default. The rules, by the function of the options:
 
-- region (fusion, region by region): the largest region that some legal order runs without
-  recomputation (fuseflow.fusion_shortcuts.runs_without_recomputation);
+- region (fusion, region by region): among the regions that some legal order runs without
+  recomputation (fuseflow.fusion_shortcuts.runs_without_recomputation), those whose best order
+  by the order rule keeps the widest stream shape within the lanes (a fusion that leaves a
+  narrow loop innermost, say 7 classes, loses vector lanes on all of its work), the largest;
 - order: the fewest FLOPs by the cost model (fusion must not pay for itself in recomputed
   work), then sparse operands read concordantly with their storage, then compressed
   (filtering) loops outermost;
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
 #: block mode streams whole blocks; below this share of stored entries per block it streams
 #: more zeros than it saves in per-scalar overhead
 BLOCK_OCCUPANCY_PAYS = 0.5
+#: a candidate region with more legal orders than this is not ranked for its stream width
+ORDERS_RANKED = 1_000
 
 
 class HeuristicStrategy:
@@ -68,6 +72,7 @@ class HeuristicRules:
         self.space = space
         self.hardware = hardware
         self.evaluations = 0
+        self._widths: dict[tuple[str, ...], int] = {}
         self._by_function: dict[str, Callable[["Sketch", "HoleMenu"], "MenuOption | None"]] = {
             "region": self._fusion, "order": self._order, "par": self._par,
             "vectorize": self._vector, "block_sparse": self._block}
@@ -92,7 +97,8 @@ class HeuristicRules:
         clean = [o for o in regions
                  if runs_without_recomputation(self.space.program, _ops(o), DEFAULT_POLICY)]
         pool = clean or regions
-        return max(pool, key=lambda o: len(_ops(o))) if pool else None  # max keeps the first of a tie
+        # max keeps the first of a tie
+        return max(pool, key=lambda o: (self._stream_width(_ops(o)), len(_ops(o)))) if pool else None
 
     def _order(self, sketch, menu):
         from fuseflow.cost import region_cost
@@ -101,18 +107,39 @@ class HeuristicRules:
         if len(orders) < 2:
             return orders[0] if orders else None
         region = self._region(orders[0])
+        return min(orders, key=lambda o: self._order_key(region, tuple(str(o.metadata_dict()["order"]).split())))
+
+    def _order_key(self, region: "Region", order: tuple[str, ...]) -> tuple:
+        """Fewest FLOPs, then sparse operands read as stored, then filtering loops outermost."""
+        from fuseflow.cost import region_cost
+
+        self.evaluations += 1
+        flops = region_cost(self.space.program, self.space.binding, region, order, self.hardware).flops
         compressed = _compressed_vars(region)
+        discordant = sum(1 for operand in region.operands if "compressed" in operand.formats
+                         and not _concordant(operand.vars, order))
+        filters_late = sum(position for position, var in enumerate(order) if var in compressed)
+        return flops, discordant, filters_late
 
-        def key(option):
-            order = tuple(str(option.metadata_dict()["order"]).split())
-            self.evaluations += 1
-            flops = region_cost(self.space.program, self.space.binding, region, order, self.hardware).flops
-            discordant = sum(1 for operand in region.operands if "compressed" in operand.formats
-                             and not _concordant(operand.vars, order))
-            filters_late = sum(position for position, var in enumerate(order) if var in compressed)
-            return flops, discordant, filters_late
+    def _stream_width(self, ops: tuple[str, ...]) -> int:
+        """The widest stream shape, within the lanes, of the region's best order by the order
+        rule (its innermost loop: dense and wide enough to vectorize, or not)."""
+        from fuseflow.ir import unify_region
+        from fuseflow.orders import OrderSpace
+        from fuseflow.schedule import STREAM_SHAPES
 
-        return min(orders, key=key)
+        if ops not in self._widths:
+            region = unify_region(self.space.program, ops)
+            space = OrderSpace.of_region(region)
+            if space.count() > ORDERS_RANKED:
+                self._widths[ops] = 1  # too many orders to rank here: no claim on its width
+                return 1
+            best = min(space.listed(), key=lambda order: self._order_key(region, tuple(order)))
+            innermost = best[-1]
+            extent = self.space.binding.extent(region.var_dims[innermost])
+            self._widths[ops] = 1 if innermost in _compressed_vars(region) else \
+                max((s for s in STREAM_SHAPES if s <= min(extent, self.hardware.lanes)), default=1)
+        return self._widths[ops]
 
     def _par(self, sketch, menu):
         pars = [o for o in candidate_options(menu) if o.function == "par"]

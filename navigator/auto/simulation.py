@@ -61,6 +61,9 @@ class SimulatorEvaluator:
     def __init__(self, space: "ScheduleSpace", config: "EvalConfig", *, budget: int | None = DEFAULT_BUDGET,
                  engine: str = "local", jobs: int | None = None, scheduler: str | None = None,
                  timeout: float | None = None):
+        if scheduler and engine == "local":
+            raise StrategyError("--scheduler is for --engine dask", where="--scheduler",
+                                fix="add --engine dask, or leave out --scheduler")
         self.space, self.config = space, config
         self.budget = check_budget(budget)
         self.engine, self.jobs, self.scheduler, self.timeout = engine, jobs, scheduler, timeout

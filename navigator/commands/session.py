@@ -110,6 +110,7 @@ def _report_steps(args, workspace, action: str, records) -> None:
 
 def cmd_fill(args) -> int:
     from navigator.auto import Scope, StrategyFailure, fill, get_strategy
+    from navigator.batch.evaluation import EvalConfig
     from navigator.session import SessionError
     from navigator.session_files import locked_workspace, parse_hole, resolve_option
     from navigator.session_files.text import check_text
@@ -124,13 +125,18 @@ def cmd_fill(args) -> int:
                         fix=f"give a menu number (navigator show --hole {hole}), an option id, "
                             "FUNCTION FIELD=VALUE, or --auto default")
     for flag, given in (("--subtree", args.subtree), ("--all", args.all), ("--limit", args.limit is not None),
-                        ("--budget", args.budget is not None), ("--jobs", args.jobs is not None)):
+                        ("--budget", args.budget is not None), ("--jobs", args.jobs is not None),
+                        ("--engine", args.engine is not None), ("--scheduler", args.scheduler is not None)):
         if given and not args.auto:
             raise UserError(f"{flag} works with --auto", where=flag,
                             fix=f"e.g. navigator fill '?{hole}' --auto default --subtree")
     scope = Scope.ALL if args.all else Scope.SUBTREE if args.subtree else Scope.HOLE
-    strategy = (get_strategy(args.auto, limit=args.limit, budget=args.budget, jobs=args.jobs)
-                if args.auto else None)
+    if args.jobs and (args.engine or "local") == "local":
+        from navigator.batch.engines import check_local_jobs
+
+        check_local_jobs(args.jobs)
+    strategy = (get_strategy(args.auto, limit=args.limit, budget=args.budget, jobs=args.jobs, engine=args.engine,
+                             scheduler=args.scheduler) if args.auto else None)
     with locked_workspace(_path(args), accept_changes=args.accept_changes) as workspace:
         _notes(workspace)
         session = workspace.session
@@ -144,7 +150,9 @@ def cmd_fill(args) -> int:
                     session.apply(hole, option.id, by="user", rationale=args.rationale)
                 else:
                     space = None if workspace.is_problem else workspace.space
-                    fill(session, hole, strategy, scope, space=space, rationale=args.rationale)
+                    evaluation = None if workspace.is_problem else EvalConfig(workspace.spec)
+                    fill(session, hole, strategy, scope, space=space, evaluation=evaluation,
+                         rationale=args.rationale)
         except StrategyFailure as exc:  # nothing is saved
             say_error(exc)
             return 1
@@ -368,7 +376,8 @@ def register(subs) -> None:
     fill.add_argument("hole", metavar="HOLE", help="the hole: ?3, 3 or h3")
     fill.add_argument("option", metavar="OPTION", nargs="*", help="menu number, option id, or FUNCTION FIELD=VALUE ...")
     fill.add_argument("--auto", metavar="STRATEGY",
-                      help="let a strategy choose: default, heuristic or exhaustive (docs/strategies.md)")
+                      help="let a strategy choose: default, heuristic, exhaustive, beam or anneal "
+                           "(docs/strategies.md)")
     scope = fill.add_mutually_exclusive_group()
     scope.add_argument("--subtree", action="store_true", help="with --auto: also fill every hole opened beneath HOLE")
     scope.add_argument("--all", action="store_true", help="with --auto: fill every open hole, until the sketch is "
@@ -378,7 +387,10 @@ def register(subs) -> None:
     fill.add_argument("--budget", type=_positive_count, metavar="K",
                       help="search strategies: at most K simulator evaluations")
     fill.add_argument("--jobs", type=_positive_count, metavar="N",
-                      help="search strategies: evaluate candidates in N processes")
+                      help="search strategies: simulate candidates in N processes (or N at a time on dask)")
+    fill.add_argument("--engine", choices=("local", "dask"), default=None,
+                      help="search strategies: where candidates are simulated, as for `navigator batch`")
+    fill.add_argument("--scheduler", metavar="ADDR", help="with --engine dask: the scheduler's address")
     fill.add_argument("--rationale", metavar="TEXT", help="why: recorded with the step (see `navigator history`)")
     _add_common(fill)
     fill.set_defaults(run=cmd_fill)
