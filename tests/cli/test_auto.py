@@ -47,7 +47,7 @@ def test_registry_lists_and_builds_strategies(extra_strategies):
     assert "default" in strategy_names() and "last" in strategy_names()
     assert describe_strategies()["default"].startswith("the library's default")
     assert isinstance(get_strategy("default"), Strategy) and isinstance(get_strategy("last"), Strategy)
-    with pytest.raises(StrategyError, match=r"unknown strategy 'nope' \(known strategies: broken, default, exhaustive, heuristic, last"):
+    with pytest.raises(StrategyError, match=r"unknown strategy 'nope' \(known strategies: anneal, beam, broken, default, exhaustive, heuristic, last"):
         get_strategy("nope")
     with pytest.raises(ValueError):
         register_strategy("bad name!", LastOption)
@@ -110,7 +110,13 @@ def test_heuristic_and_exhaustive_fill_with_their_figures(cli):
 
 
 @pytest.mark.parametrize("args, fragments", [
-    (["--auto", "nope"], ["--auto: unknown strategy 'nope'", "known strategies: default, exhaustive, heuristic"]),
+    (["--auto", "nope"], ["--auto: unknown strategy 'nope'", "known strategies: anneal, beam, default, exhaustive, heuristic"]),
+    (["--auto", "beam", "--budget", "0"], ["--budget", "at least 1"]),
+    (["--auto", "anneal", "--budget", "-1"], ["--budget"]),
+    (["--auto", "beam", "--limit", "4"], ["--limit does not apply to the beam strategy"]),
+    (["--auto", "beam", "--scheduler", "tcp://127.0.0.1:1"], ["--scheduler is for --engine dask"]),
+    (["--auto", "beam", "--engine", "dask"], ["--engine dask needs the scheduler's address"]),
+    (["--auto", "heuristic", "--engine", "local"], ["--engine does not apply to the heuristic strategy"]),
     (["--auto", "heuristic", "--budget", "0"], ["--budget", "at least 1"]),
     (["--auto", "heuristic", "--budget", "-3"], ["--budget"]),
     (["--auto", "heuristic", "--budget", "4"], ["--budget does not apply to the heuristic strategy"]),
@@ -134,7 +140,7 @@ def test_a_filled_hole_is_refused(cli):
 
     cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
     cli("fill", "?0", "1", ok=True)
-    for strategy in ("heuristic", "exhaustive"):
+    for strategy in ("heuristic", "exhaustive", "beam", "anneal"):
         assert_user_error(cli("fill", "?0", "--auto", strategy), "?0 is not an open hole", "step 1 filled it")
 
 
@@ -156,3 +162,29 @@ def test_ctrl_c_during_a_search_keeps_the_session(cli, tmp_path, monkeypatch):
     result = cli("fill", "?1", "--auto", "exhaustive", "--subtree")
     assert result.returncode != 0 and len(calls) == 5
     assert (tmp_path / ".navigator" / "session.json").read_bytes() == before
+
+
+def test_beam_in_a_process_pool_records_what_it_simulated(cli):
+    """--jobs runs the simulations through the batch engine's process pool; the figures say
+    how many ran, and `history` shows them."""
+    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    filled = cli.json("fill", "?0", "--auto", "beam", "--all", "--budget", "5", "--jobs", "2", schema="steps")
+    assert filled["complete"]
+    figures = filled["steps"][0]["figures"]
+    assert 1 <= figures["evaluated"]["simulator"] <= 5
+    assert figures["compared"]["best_simulated_cycles"] > 0
+    text = cli("history", ok=True).stdout
+    assert "by strategy:beam" in text and "simulated; best simulated cycles" in text
+
+
+def test_anneal_on_a_dask_cluster(cli):
+    distributed = pytest.importorskip("distributed")
+    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cluster = distributed.LocalCluster(host="127.0.0.1", protocol="tcp", n_workers=1, threads_per_worker=2,
+                                       processes=False, dashboard_address=None)
+    try:
+        filled = cli.json("fill", "?0", "--auto", "anneal", "--all", "--budget", "4", "--engine", "dask",
+                          "--scheduler", cluster.scheduler_address, schema="steps")
+    finally:
+        cluster.close()
+    assert filled["complete"] and 1 <= filled["steps"][0]["figures"]["evaluated"]["simulator"] <= 4

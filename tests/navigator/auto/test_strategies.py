@@ -22,13 +22,24 @@ from navigator.space import ScheduleSpace
 from tests.navigator.space_helpers import menu_completions
 
 SMALL = {"spmm": {"N": 2, "J": 2}, "sddmm": {"N": 2, "K": 2}, "gcn": {"N": 1, "F": 1, "H": 1, "C": 1}}
-STRATEGIES = ("default", "heuristic", "exhaustive")
+STRATEGIES = ("default", "heuristic", "exhaustive", "beam", "anneal")
+#: options that keep each strategy quick on the small programs
+QUICK = {"exhaustive": {"limit": 2000}, "beam": {"budget": 4}, "anneal": {"budget": 4, "steps": 8}}
 
 
 @functools.lru_cache(maxsize=None)
 def space_of(name: str) -> ScheduleSpace:
     program = resolve_program(name, SMALL[name])
     return ScheduleSpace.build(program, bind(program, dims=SMALL[name]))
+
+
+@functools.lru_cache(maxsize=None)
+def evaluation_of(name: str):
+    """How the simulator runs the small program (its spec: bundled name and dims)."""
+    from navigator.batch.evaluation import EvalConfig
+    from navigator.session_files.spec import ProgramSpec
+
+    return EvalConfig(ProgramSpec.from_user(name, None, SMALL[name]))
 
 
 def new_session(space: ScheduleSpace) -> Session:
@@ -146,8 +157,8 @@ def test_random_sessions_every_strategy(tmp_path_factory, name, strategy, scope,
     before_steps, before_sketch = session.steps, session.sketch
     hole = data.draw(st.sampled_from([h.id for h in session.sketch.holes()]), label="hole to fill")
     try:
-        fill(session, hole, get_strategy(strategy, **({"limit": 2000} if strategy == "exhaustive" else {})),
-             scope, space=space)
+        fill(session, hole, get_strategy(strategy, **QUICK.get(strategy, {})), scope, space=space,
+             evaluation=evaluation_of(name))
     except StrategyError as exc:
         assert "more than --limit" in str(exc)  # the only refusal here: a space too large
         assert (session.steps, session.sketch) == (before_steps, before_sketch)
