@@ -107,8 +107,9 @@ def anneal_simulated(search: Search, evaluator: SimulatorEvaluator, tuning: Tuni
                                  for _ in range(int(min(parallel, evaluator.remaining)))) if p is not None]
         if not proposals:
             break
+        before = evaluator.evaluations
         results = evaluator.evaluate([search.completed(p) for p in proposals])
-        tuning.variants += sum(r is not None for r in results)
+        tuning.variants += evaluator.evaluations - before
         ranked = sorted(((r.cycles, p) for p, r in zip(proposals, results) if r is not None and r.ok),
                         key=lambda item: item[0])
         for proposal, result in zip(proposals, results):

@@ -117,7 +117,8 @@ def distinct_by_structure(search: Search, candidates: list[Candidate], limit: in
 
 @dataclass
 class Tuning:
-    """The simulator phase's outcome: the best schedule it ran, and what it tried."""
+    """The simulator phase's outcome: the best schedule it ran, and how many simulations went to
+    structures and to variants (answers from memory not counted)."""
 
     best: Candidate | None = None
     simulated: Simulated | None = None
@@ -140,8 +141,9 @@ class Tuning:
 def confirm(search: Search, evaluator: SimulatorEvaluator, structures: list[Candidate], tuning: Tuning) -> None:
     """Simulate each structure (its other choices by the rules) while the budget lasts."""
     batch = structures[:max(0, int(min(len(structures), evaluator.remaining)))]
+    before = evaluator.evaluations
     results = evaluator.evaluate([search.completed(c) for c in batch])
-    tuning.structures += sum(r is not None for r in results)
+    tuning.structures += evaluator.evaluations - before
     for candidate, result in zip(batch, results):
         tuning.consider(candidate, result)
 
@@ -170,8 +172,9 @@ def tune(search: Search, evaluator: SimulatorEvaluator, tuning: Tuning, parallel
             for region, (decision, option) in changes.items():
                 tried.add((region, _region_choices(incumbent, region, {decision: option})))
             variants.append((variant, changes))
+        before = evaluator.evaluations
         results = evaluator.evaluate([search.completed(v) for v, _ in variants])
-        tuning.variants += sum(r is not None for r in results)
+        tuning.variants += evaluator.evaluations - before
         adopted: dict[str, tuple[Candidate, float]] = {}
         for (variant, changes), result in zip(variants, results):
             tuning.consider(variant, result)
@@ -189,8 +192,9 @@ def tune(search: Search, evaluator: SimulatorEvaluator, tuning: Tuning, parallel
             incumbent = _combine(search, incumbent, adopted)
             regions.update({region: cycles for region, (_, cycles) in adopted.items()})
     if incumbent is not tuning.best and evaluator.remaining >= 1:
+        before = evaluator.evaluations
         result = evaluator.evaluate([search.completed(incumbent)])[0]
-        tuning.variants += result is not None
+        tuning.variants += evaluator.evaluations - before
         tuning.consider(incumbent, result)
 
 
