@@ -5,8 +5,10 @@ no rule speaks for takes its default. The rules, by the function of the options:
 
 - region (fusion, region by region): among the regions that some legal order runs without
   recomputation (fuseflow.fusion_shortcuts.runs_without_recomputation), those whose best order
-  by the order rule keeps the widest stream shape within the lanes (a fusion that leaves a
-  narrow loop innermost, say 7 classes, loses vector lanes on all of its work), the largest;
+  by the order rule keeps at least two thirds of the region's FLOPs in ops under its innermost loop
+  (the others run a token per element and pace the pipeline), then the widest stream shape
+  within the lanes (a fusion that leaves a narrow loop innermost, say 7 classes, loses vector
+  lanes on all of its work), then the largest;
 - order: the fewest FLOPs by the cost model (fusion must not pay for itself in recomputed
   work), then sparse operands read concordantly with their storage, then compressed
   (filtering) loops outermost;
@@ -37,6 +39,8 @@ if TYPE_CHECKING:
 BLOCK_OCCUPANCY_PAYS = 0.5
 #: a candidate region with more legal orders than this is not ranked for its stream width
 ORDERS_RANKED = 1_000
+#: a fusion pays only if at least this share of its FLOPs is in ops under its innermost loop
+VECTORIZED_SHARE = 2 / 3
 
 
 class HeuristicStrategy:
@@ -72,7 +76,8 @@ class HeuristicRules:
         self.space = space
         self.hardware = hardware
         self.evaluations = 0
-        self._widths: dict[tuple[str, ...], int] = {}
+        self._orders: dict[tuple[str, ...], tuple] = {}
+        self._flops: dict[str, float] = {}
         self._by_function: dict[str, Callable[["Sketch", "HoleMenu"], "MenuOption | None"]] = {
             "region": self._fusion, "order": self._order, "par": self._par,
             "vectorize": self._vector, "block_sparse": self._block}
@@ -98,7 +103,8 @@ class HeuristicRules:
                  if runs_without_recomputation(self.space.program, _ops(o), DEFAULT_POLICY)]
         pool = clean or regions
         # max keeps the first of a tie
-        return max(pool, key=lambda o: (self._stream_width(_ops(o)), len(_ops(o)))) if pool else None
+        return max(pool, key=lambda o: (self._vectorized_share(_ops(o)) >= VECTORIZED_SHARE,
+                                        self._stream_width(_ops(o)), len(_ops(o)))) if pool else None
 
     def _order(self, sketch, menu):
         from fuseflow.cost import region_cost
@@ -121,25 +127,55 @@ class HeuristicRules:
         filters_late = sum(position for position, var in enumerate(order) if var in compressed)
         return flops, discordant, filters_late
 
+    def _best_order(self, ops: tuple[str, ...]) -> tuple["Region", tuple[str, ...] | None]:
+        """The region and its best order by the order rule (None: too many orders to rank)."""
+        from fuseflow.ir import unify_region
+        from fuseflow.orders import OrderSpace
+
+        if ops not in self._orders:
+            region = unify_region(self.space.program, ops)
+            space = OrderSpace.of_region(region)
+            best = None if space.count() > ORDERS_RANKED else \
+                tuple(min(space.listed(), key=lambda order: self._order_key(region, tuple(order))))
+            self._orders[ops] = (region, best)
+        return self._orders[ops]
+
     def _stream_width(self, ops: tuple[str, ...]) -> int:
         """The widest stream shape, within the lanes, of the region's best order by the order
         rule (its innermost loop: dense and wide enough to vectorize, or not)."""
-        from fuseflow.ir import unify_region
-        from fuseflow.orders import OrderSpace
         from fuseflow.schedule import STREAM_SHAPES
 
-        if ops not in self._widths:
-            region = unify_region(self.space.program, ops)
-            space = OrderSpace.of_region(region)
-            if space.count() > ORDERS_RANKED:
-                self._widths[ops] = 1  # too many orders to rank here: no claim on its width
-                return 1
-            best = min(space.listed(), key=lambda order: self._order_key(region, tuple(order)))
-            innermost = best[-1]
-            extent = self.space.binding.extent(region.var_dims[innermost])
-            self._widths[ops] = 1 if innermost in _compressed_vars(region) else \
-                max((s for s in STREAM_SHAPES if s <= min(extent, self.hardware.lanes)), default=1)
-        return self._widths[ops]
+        region, best = self._best_order(ops)
+        if best is None:
+            return 1  # no claim on its width
+        innermost = best[-1]
+        extent = self.space.binding.extent(region.var_dims[innermost])
+        if innermost in _compressed_vars(region):
+            return 1
+        return max((s for s in STREAM_SHAPES if s <= min(extent, self.hardware.lanes)), default=1)
+
+    def _vectorized_share(self, ops: tuple[str, ...]) -> float:
+        """The share of the region's FLOPs (each op's alone, by the cost model) in ops whose
+        loops include the innermost loop of the region's best order: only they stream tiles
+        of the stream shape; the others run a token per element and set the pipeline's pace."""
+        if len(ops) == 1:
+            return 1.0
+        region, best = self._best_order(ops)
+        if best is None:
+            return 0.0
+        weights = {op: self._op_flops(op) for op in ops}
+        total = sum(weights.values())
+        inner = sum(w for op, w in weights.items() if best[-1] in region.op_region_vars(op))
+        return inner / total if total > 0 else 1.0
+
+    def _op_flops(self, op: str) -> float:
+        from fuseflow.cost import region_cost
+
+        if op not in self._flops:
+            region, best = self._best_order((op,))
+            self._flops[op] = region_cost(self.space.program, self.space.binding, region, best,
+                                          self.hardware).flops if best is not None else 0.0
+        return self._flops[op]
 
     def _par(self, sketch, menu):
         pars = [o for o in candidate_options(menu) if o.function == "par"]
