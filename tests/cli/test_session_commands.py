@@ -112,7 +112,7 @@ def test_invalid_choices_exit_2_and_list_valid_options(cli, spmm_session):
     assert_user_error(cli("fill", "?0"), "which option for ?0")
     assert_user_error(cli("fill", "?0", "1", "--auto", "default"), "not both")
     assert_user_error(cli("fill", "?0", "1", "--subtree"), "--subtree works with --auto")
-    assert_user_error(cli("fill", "?0", "--auto", "beam"), "unknown strategy 'beam'", "known strategies: default")
+    assert_user_error(cli("fill", "?0", "--auto", "bean"), "unknown strategy 'bean'", "known strategies: anneal, beam, default")
     for hole, option in ((0, "1"), (1, "1"), (2, "1"), (3, "1"), (4, "1"), (5, "2"), (6, "1")):
         cli("fill", f"?{hole}", option, ok=True)
     assert_user_error(cli("fill", "?8", "par", "factor=3"), "offers no par with factor=3",
