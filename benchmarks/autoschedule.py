@@ -25,14 +25,16 @@ on synthetic DBLP- and OGB-Collab-shaped graphs (the programs' `[data] preset`),
 sparse_autoencoder and transformer_block on their default data. None of them has a space small
 enough for the exhaustive optimum (the smallest, sparse_autoencoder, has ~7.7e9 programs).
 
-    python benchmarks/autoschedule.py --quick          # gcn/cora, graphsage/cora, long anneal of 40: ~1.5 min
+    python benchmarks/autoschedule.py --quick          # gcn/cora, graphsage/cora, long anneal of 40: ~1 min
     python benchmarks/autoschedule.py --jobs 2 --out /tmp/autoschedule.json
     python benchmarks/autoschedule.py --cases 'gcn/*,graphsage/cora_ml' --strategies heuristic,beam
 
-Expected run time of the full run on 2 cores (`--jobs 2`): the long anneal dominates; a
-simulation (checked) takes ~0.1 s on Cora, ~0.5 s on the DBLP shape and 2-4 s on the
-OGB-Collab shape. Roughly 2-4 min per Cora/Cora_ML case and per default-data case,
-~5 min per DBLP case and ~20 min per OGB-Collab case: about an hour in all. `--jobs N` is
+Expected run time of the full run on 2 cores (`--jobs 2`): the long anneal dominates (its
+2000 cost-model moves take 1-1.5 min on graphsage and transformer_block; a checked simulation
+takes ~0.1 s on Cora, ~0.4 s on the DBLP shape and ~2 s on the OGB-Collab shape). About
+2.5 min per Cora/Cora_ML case, 1-3 min per default-data case, 5 min per DBLP case and 18 min
+per OGB-Collab case: an hour in all; ~25 min without the OGB-Collab cases
+(`--cases '*/cora*,*/default,*/dblp-*'`). `--jobs N` is
 passed to beam, anneal and the long anneal (a process pool of N; N proposals per round, so
 it changes their search too). `--out FILE` rewrites FILE atomically after every case, so a
 run that dies keeps its finished cases. Progress goes to stderr, the JSON to stdout at the end.
