@@ -28,6 +28,7 @@ enough for the exhaustive optimum (the smallest, sparse_autoencoder, has ~7.7e9 
     python benchmarks/autoschedule.py --quick          # gcn/cora, graphsage/cora, long anneal of 40: ~1 min
     python benchmarks/autoschedule.py --jobs 2 --out /tmp/autoschedule.json
     python benchmarks/autoschedule.py --cases 'gcn/*,graphsage/cora_ml' --strategies heuristic,beam
+    python benchmarks/autoschedule.py --table /tmp/autoschedule.json   # the docs' markdown table
 
 Expected run time of the full run on 2 cores (`--jobs 2`): the long anneal dominates (its
 2000 cost-model moves take 1-1.5 min on graphsage and transformer_block; a checked simulation
@@ -407,7 +408,38 @@ def write_atomically(path: Path, figures: dict[str, Any]) -> None:
         raise
 
 
+def markdown_table(figures: dict[str, Any]) -> str:
+    """The docs' table (docs/strategies.md) from this script's JSON."""
+    lines = ["| case | best known (by) | strategy | cycles | gap | simulations | cost-model evals | wall time "
+             "| speedup over unfused | over fully fused |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, case in figures["cases"].items():
+        if "error" in case:
+            lines.append(f"| {name} | failed: {case['error']} |||||||||")
+            continue
+        best = case["optimum"]
+        label = f"{best['cycles']:,.0f} ({best['found_by']})"
+        for strategy, row in case["strategies"].items():
+            if "cycles" not in row:
+                continue
+            over = [row.get(key) for key in ("speedup_over_unfused", "speedup_over_fully_fused")]
+            lines.append(
+                f"| {name} | {label} | {strategy} | {row['cycles']:,.0f} | {row['gap']:.1%} | "
+                f"{row['simulator_evaluations']} | {row['cost_model_evaluations']} | "
+                f"{_duration(row['wall_seconds'])} | " + " | ".join(f"{x:.2f}x" if x else "-" for x in over) + " |")
+            name, label = "", ""
+    return "\n".join(lines)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
+
+
 def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--table":  # python benchmarks/autoschedule.py --table FILE.json
+        import json
+
+        print(markdown_table(json.loads(Path(sys.argv[2]).read_text())))
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", help="comma list of case names or globs (default: all; --quick: "
                                         f"{QUICK_CASES}); cases: " + ", ".join(c.name for c in all_cases()))

@@ -157,11 +157,13 @@ def tune(search: Search, evaluator: SimulatorEvaluator, tuning: Tuning, parallel
         return
     incumbent, regions = tuning.best, dict(tuning.simulated.regions)
     tried: set[tuple[str, frozenset]] = set()
+    #: decision -> the direction (+1/-1 in menu order) of its last change that paid
+    momentum: dict[Decision, int] = {}
     # Answers from memory cost nothing, so the budget alone need not end the loop.
     for _ in range(MAX_ROUNDS):
         if evaluator.remaining <= 1:
             break
-        queues = _alternatives(search, incumbent, regions, tried)
+        queues = _alternatives(search, incumbent, regions, tried, momentum)
         if not queues:
             break
         width = int(max(1, min(parallel, evaluator.remaining - 1, max(len(q) for q in queues.values()))))
@@ -188,6 +190,9 @@ def tune(search: Search, evaluator: SimulatorEvaluator, tuning: Tuning, parallel
                 if cycles < best:
                     adopted[region] = (variant, cycles)
         if adopted:
+            for region, (variant, _) in adopted.items():
+                decision, option = next(changes[region] for v, changes in variants if v is variant)
+                _remember_direction(incumbent, decision, option, momentum)
             tuning.adopted += len(adopted)
             incumbent = _combine(search, incumbent, adopted)
             regions.update({region: cycles for region, (_, cycles) in adopted.items()})
@@ -198,20 +203,31 @@ def tune(search: Search, evaluator: SimulatorEvaluator, tuning: Tuning, parallel
         tuning.consider(incumbent, result)
 
 
+def _remember_direction(incumbent: Candidate, decision: Decision, option: str, momentum: dict) -> None:
+    for met in incumbent.met:
+        if met.decision == decision:
+            ids = [o.id for o in met.alternatives]
+            if met.option.id in ids and option in ids:
+                momentum[decision] = 1 if ids.index(option) > ids.index(met.option.id) else -1
+            return
+
+
 def _region_choices(candidate: Candidate, region: str, changes: dict[Decision, str]) -> frozenset:
     choices = {m.decision: m.option.id for m in candidate.met if region_of(m.decision) == region}
     choices.update(changes)
     return frozenset(choices.items())
 
 
-def _alternatives(search: Search, incumbent: Candidate, regions: dict[str, float],
-                  tried: set) -> dict[str, list[tuple[Decision, str]]]:
+def _alternatives(search: Search, incumbent: Candidate, regions: dict[str, float], tried: set,
+                  momentum: dict[Decision, int]) -> dict[str, list[tuple[Decision, str]]]:
     """For each region of the incumbent, the changes still to try: for each of its decisions
     the other options (structural ones by the cost beneath them, best first, at most three;
-    others nearest the current choice first), interleaved decision by decision."""
+    others nearest the current choice first), interleaved decision by decision. A decision
+    whose last change paid tries the next step the same way first (par 2 -> 4 after 1 -> 2)."""
     queues: dict[str, list[tuple[Decision, str]]] = {}
     for region in sorted(regions):
         per_decision: list[list[tuple[Decision, str]]] = []
+        ahead: list[tuple[Decision, str]] = []
         for met in incumbent.met:
             if region_of(met.decision) != region:
                 continue
@@ -221,11 +237,16 @@ def _alternatives(search: Search, incumbent: Candidate, regions: dict[str, float
                     if any(o.id == met.option.id for o in options) else 0
                 others = sorted((o for o in options if o.id != met.option.id),
                                 key=lambda o: (abs(options.index(o) - here), -options.index(o)))
+                step = momentum.get(met.decision)
+                if step is not None and 0 <= here + step < len(options):
+                    ahead.append((met.decision, options[here + step].id))
             else:
                 others = [o for _, o in search.ranked_options(met) if o.id != met.option.id][:3]
             per_decision.append([(met.decision, o.id) for o in others
                                  if (region, _region_choices(incumbent, region, {met.decision: o.id})) not in tried])
-        queue = [item for round_ in _interleave(per_decision) for item in round_]
+        ahead = [item for item in ahead
+                 if (region, _region_choices(incumbent, region, {item[0]: item[1]})) not in tried]
+        queue = ahead + [item for round_ in _interleave(per_decision) for item in round_ if item not in ahead]
         if queue:
             queues[region] = queue
     return queues
