@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from navigator.auto.base import Plan, Scope, StrategyContext, StrategyError
+from navigator.auto.base import Plan, PlannedStep, Scope, StrategyContext, StrategyError
 from navigator.auto.decisions import Candidate, Met, decision_of
 from navigator.auto.scope import ScopeWalk, candidate_options
 from navigator.auto.search import Search, Tuning, confirm, distinct_by_structure, search_plan, tune
@@ -97,7 +97,5 @@ def _survivors(children: list[tuple[tuple, int, _Partial]], width: int) -> list[
 
 
 def _advance(search: Search, partial: _Partial, hole: int, option, met: Met | None = None) -> _Partial:
-    from navigator.auto.base import PlannedStep
-
     return _Partial(partial.walk.take(search.oracle, option), partial.steps + (PlannedStep(hole, option.id),),
                     partial.met + ((met,) if met is not None else ()))

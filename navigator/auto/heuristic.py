@@ -107,7 +107,6 @@ class HeuristicRules:
                                         self._stream_width(_ops(o)), len(_ops(o)))) if pool else None
 
     def _order(self, sketch, menu):
-        from fuseflow.cost import region_cost
 
         orders = [o for o in candidate_options(menu) if o.function == "order"]
         if len(orders) < 2:

@@ -16,7 +16,7 @@ one the simulator ran whole, never a prediction.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from navigator.auto.base import Plan, Scope, StrategyContext, StrategyError
@@ -56,6 +56,7 @@ class Search:
         self.start = ScopeWalk.start(context.sketch, hole, scope)
         self._scores: dict[Any, Score] = {}
         self._blind: dict[Decision, bool] = {}
+        self._completed: dict["Sketch", "Sketch"] = {}
 
     # ---- candidates
 
@@ -66,8 +67,12 @@ class Search:
         return realize(self.oracle, self.start, overrides, self.policy)
 
     def completed(self, candidate: Candidate) -> "Sketch":
-        """The candidate with holes outside the scope at their defaults (what is scored)."""
-        return complete_for_scoring(self.oracle, candidate.sketch)
+        """The candidate with holes outside the scope at their defaults (what is scored and
+        simulated), memoized: ranking and simulating ask for the same candidates again."""
+        done = self._completed.get(candidate.sketch)
+        if done is None:
+            done = self._completed[candidate.sketch] = complete_for_scoring(self.oracle, candidate.sketch)
+        return done
 
     def score(self, candidate: Candidate) -> Score:
         """The cost model's (cycles, bytes) of the candidate, memoized by schedule."""
@@ -125,17 +130,10 @@ class Tuning:
     structures: int = 0
     variants: int = 0
     adopted: int = 0
-    failures: int = 0
-    history: list[float] = field(default_factory=list)
 
     def consider(self, candidate: Candidate, result: Simulated | None) -> None:
-        if result is None:
-            return
-        self.failures += not result.ok
-        if result.ok and (self.simulated is None or result.cycles < self.simulated.cycles):
+        if result is not None and result.ok and (self.simulated is None or result.cycles < self.simulated.cycles):
             self.best, self.simulated = candidate, result
-        if self.simulated is not None:
-            self.history.append(self.simulated.cycles)
 
 
 def confirm(search: Search, evaluator: SimulatorEvaluator, structures: list[Candidate], tuning: Tuning) -> None:
@@ -272,13 +270,13 @@ def search_plan(search: Search, tuning: Tuning, evaluator: SimulatorEvaluator, r
                 compared: dict[str, Any]) -> Plan:
     if tuning.best is None:
         raise StrategyError(f"{search.strategy}: no candidate simulated successfully "
-                            f"({tuning.failures} failed)", where="--auto",
+                            f"({evaluator.failures} failed)", where="--auto",
                             fix="check `navigator eval` on the default schedule, or use --auto heuristic")
     figures = {"best_simulated_cycles": tuning.simulated.cycles, "structures_simulated": tuning.structures,
                "variants_simulated": tuning.variants, "region_changes_adopted": tuning.adopted,
                "cost_model_best_cycles": search.score(tuning.best)[0], **compared}
-    if tuning.failures:
-        figures["failed_simulations"] = tuning.failures
+    if evaluator.failures:
+        figures["failed_simulations"] = evaluator.failures
     return Plan(tuning.best.steps, f"{rationale}; best simulated {tuning.simulated.cycles:,.0f} cycles",
                 cost_model_evaluations=search.scorer.evaluations,
                 simulator_evaluations=evaluator.evaluations, compared=figures)

@@ -84,15 +84,6 @@ class SimulatorEvaluator:
     def remaining(self) -> float:
         return math.inf if self.budget is None else self.budget - self.evaluations
 
-    def key(self, sketch: "Sketch") -> str:
-        from navigator.batch.records import schedule_key
-
-        return schedule_key(self._json(sketch))
-
-    def known(self, sketch: "Sketch") -> Simulated | None:
-        """The answer for `sketch` when it was simulated already, without simulating."""
-        return self._memo.get(self.key(sketch))
-
     def evaluate(self, sketches: Sequence["Sketch"]) -> list[Simulated | None]:
         """Each sketch's simulation, in order; None for those the budget no longer covers."""
         from navigator.batch.evaluation import Task
