@@ -29,6 +29,7 @@ enough for the exhaustive optimum (the smallest, sparse_autoencoder, has ~7.7e9 
     python benchmarks/autoschedule.py --jobs 2 --out /tmp/autoschedule.json
     python benchmarks/autoschedule.py --cases 'gcn/*,graphsage/cora_ml' --strategies heuristic,beam
     python benchmarks/autoschedule.py --table /tmp/autoschedule.json   # the docs' markdown table
+    python benchmarks/autoschedule.py --update /tmp/autoschedule.json --strategies heuristic --out /tmp/new.json
 
 Expected run time of the full run on 2 cores (`--jobs 2`): the long anneal dominates (its
 2000 cost-model moves take 1-1.5 min on graphsage and transformer_block; a checked simulation
@@ -251,6 +252,12 @@ def optimum(spec, space, inputs, strategies: dict[str, dict], args) -> dict[str,
     options = {"budget": args.long_budget, "steps": args.long_steps, "seed": args.seed, "jobs": jobs_option(args)}
     progress(f"  long anneal: budget {args.long_budget}, {args.long_steps} steps, seed {args.seed}")
     long = attempt("long anneal", lambda: run_strategy(spec, space, inputs, "anneal", options))
+    return best_known(out, long, strategies)
+
+
+def best_known(out: dict[str, Any], long: dict[str, Any], strategies: dict[str, dict]) -> dict[str, Any]:
+    """The optimum when the space is too large to simulate whole: the best of the long anneal
+    and of every strategy's schedule, labelled with who found it."""
     label = f"long anneal ({long.get('simulator_evaluations', '?')} simulations)"
     found = [("long anneal", long["cycles"])] if "error" not in long and long.get("check_passed") is not False else []
     found += [(name, row["cycles"]) for name, row in strategies.items()
@@ -291,6 +298,9 @@ def run_case(case: Case, args, scratch: Path) -> dict[str, Any]:
     result: dict[str, Any] = {"program": case.program, "data": case.data_file or case.preset or "default",
                               "load_seconds": loading[0]}
 
+    previous = args.previous.get(case.name) if args.previous else None
+    if previous is not None and "error" not in previous:
+        return update_case(case, result, previous, spec, space, inputs, args)
     with stopwatch() as elapsed:
         rows = attempt("baselines", lambda: compare_baselines(inputs.program, inputs.binding, inputs.hardware,
                                                                parallel=True, data=inputs.data))
@@ -305,6 +315,11 @@ def run_case(case: Case, args, scratch: Path) -> dict[str, Any]:
     progress(f"{case.name}: baselines in {elapsed[0]:.1f} s: "
              + ", ".join(f"{k} {v['cycles']}" for k, v in baselines.items() if isinstance(v, dict)))
 
+    strategies = run_strategies(case, spec, space, inputs, args)
+    return with_gaps(case, result, baselines, strategies, optimum(spec, space, inputs, strategies, args))
+
+
+def run_strategies(case: Case, spec, space, inputs, args) -> dict[str, dict]:
     strategies: dict[str, dict] = {}
     for name in args.strategies:
         options = strategy_options(name, args)
@@ -314,8 +329,31 @@ def run_case(case: Case, args, scratch: Path) -> dict[str, Any]:
         progress(f"{case.name}: {name}: " + (row["error"] if "error" in row else
                  f"{row['cycles']:,.0f} cycles, check {row['check_passed']}, {row['simulator_evaluations']} sims, "
                  f"{row['wall_seconds']:.3f} s"))
+    return strategies
 
-    best = optimum(spec, space, inputs, strategies, args)
+
+def update_case(case: Case, result: dict[str, Any], previous: dict[str, Any], spec, space, inputs,
+                args) -> dict[str, Any]:
+    """`--update`: rerun only the chosen strategies; keep the earlier run's baselines, other
+    strategies and long anneal, and take the optimum again over all of them."""
+    strategies = {name: row for name, row in previous["strategies"].items() if name not in args.strategies}
+    strategies.update(run_strategies(case, spec, space, inputs, args))
+    strategies = dict(sorted(strategies.items(), key=lambda item: _listed(item[0])))
+    earlier = previous["optimum"]
+    if earlier.get("exhaustive"):
+        best = earlier
+    else:
+        best = best_known({"programs": earlier["programs"], "updated": True}, earlier["search"], strategies)
+    return with_gaps(case, result, previous["baselines"], strategies, best)
+
+
+def _listed(name: str) -> tuple[int, str]:
+    return (STRATEGIES.index(name) if name in STRATEGIES else len(STRATEGIES), name)
+
+
+def with_gaps(case: Case, result: dict[str, Any], baselines: dict[str, Any], strategies: dict[str, dict],
+              best: dict[str, Any]) -> dict[str, Any]:
+    result["baselines"] = baselines
     result["optimum"] = best
     progress(f"{case.name}: optimum {best['cycles']} ({best.get('verdict', best['label'])})")
     for row in strategies.values():
@@ -384,12 +422,14 @@ def summarize(cases: dict[str, dict], strategies: list[str]) -> dict[str, Any]:
 
 def document(cases: dict[str, dict], args, started: float, finished: bool) -> dict[str, Any]:
     return {
-        "config": {"cases": [c.name for c in args.case_list], "strategies": args.strategies,
+        "config": {"cases": [c.name for c in args.case_list],
+                   "strategies": getattr(args, "summary_strategies", None) or args.strategies,
+                   "updated_from": str(args.update) if args.update else None, "rerun": args.strategies,
                    "long_budget": args.long_budget, "long_steps": args.long_steps, "seed": args.seed,
                    "jobs": args.jobs, "exhaustive_limit": args.exhaustive_limit, "quick": args.quick,
                    "cpus": os.cpu_count(), "load_average": os.getloadavg()},
         "complete": finished, "seconds": time.perf_counter() - started,
-        "cases": cases, "summary": summarize(cases, args.strategies),
+        "cases": cases, "summary": summarize(cases, getattr(args, "summary_strategies", None) or args.strategies),
     }
 
 
@@ -456,7 +496,22 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smoke run: the Cora cases, a long anneal of "
                                                              f"{QUICK_BUDGET} simulations")
     parser.add_argument("--out", type=Path, help="also write the JSON here (atomically), after every case")
+    parser.add_argument("--update", type=Path, metavar="FILE",
+                        help="an earlier run's JSON: rerun only --strategies, keep its other rows, baselines and "
+                             "long anneal, and take the optimum again")
     args = parser.parse_args()
+    args.previous = None
+    if args.update:
+        import json
+
+        earlier = json.loads(args.update.read_text())
+        args.previous = earlier["cases"]
+        ran = [s.strip() for s in args.strategies.split(",") if s.strip()]
+        args.summary_strategies = list(dict.fromkeys(earlier["config"]["strategies"] + ran))
+        if args.long_budget is None:
+            args.long_budget = earlier["config"]["long_budget"]
+        if args.long_steps is None:
+            args.long_steps = earlier["config"]["long_steps"]
     args.long_budget = args.long_budget or (QUICK_BUDGET if args.quick else LONG_BUDGET)
     args.long_steps = args.long_steps if args.long_steps is not None else (QUICK_STEPS if args.quick else LONG_STEPS)
     args.case_list = select_cases(args.cases or (QUICK_CASES if args.quick else "*"))

@@ -182,12 +182,32 @@ class RegionCostModel:
             self.operands.append((size, binding.stats[operand.tensor].stored, readers))
         self.bytes_written = sum(stored_bytes(program, binding, r.tensor, hw) for r in region.results)
 
+    @property
+    def compulsory_bytes(self) -> float:
+        """Every operand read once and every result written once: traffic no order avoids."""
+        return sum(size for size, _, _ in self.operands) + self.bytes_written
+
     def points(self, prefix: set[str]) -> float:
         key = frozenset(prefix)
         found = self._points.get(key)
         if found is None:
             found = self._points[key] = self.counter.points(prefix)
         return found
+
+    def streamed_bytes(self, order: tuple[str, ...]) -> float:
+        """Bytes moved under `order` as the simulator streams dense reuse (simulator/traffic.py):
+        an operand larger than the buffer is re-read by the loops outside its outermost
+        variable, while loops between its variables repeat its stream on chip. An estimate:
+        it ignores the filtering of an operand's reads by the sparse operands it meets."""
+        total = self.bytes_written
+        for operand, (size, stored, readers) in zip(self.region.operands, self.operands):
+            if readers is None:
+                total += size
+                continue
+            first = min(order.index(var) for var in operand.vars) if operand.vars else len(order)
+            visits = self.points(set(order[:first]) | set(operand.vars))
+            total += size * max(1.0, visits / stored if stored else 1.0)
+        return total
 
     def cost(self, order: tuple[str, ...]) -> RegionCost:
         contexts = op_contexts(self.program, self.region, order)

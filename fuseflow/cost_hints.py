@@ -144,7 +144,7 @@ class CostHints:
 
     def _compulsory(self, model: RegionCostModel) -> CostHint:
         """A bound for any order: every operand read once, every result written once."""
-        traffic = sum(size for size, _, _ in model.operands) + model.bytes_written
+        traffic = model.compulsory_bytes
         return CostHint(traffic / self.hw.memory_bytes_per_cycle, traffic, 0.0, False)
 
     # ---- the fusion

@@ -4,7 +4,8 @@ model, then by the simulator (navigator.auto.search).
 A move changes one decision of the current candidate to another offered option and replays the
 rest (navigator.auto.decisions), so every candidate is valid. Phase one anneals the structure
 (fusion, orders: the decisions the cost model can tell apart) for `steps` moves from the cost
-hints' greedy choice and keeps the best distinct structures it met. Phase two simulates the best of them, then anneals every
+hints' greedy choice and keeps the best distinct structures it met. Phase two simulates the
+heuristic's candidate and the best of them, then anneals every
 decision, par factors and stream shapes included, by simulated cycles until `--budget`
 simulations are spent. Temperatures fall geometrically; energies are log cycles, so a move that
 is 10 % slower is accepted early on about as often as one that saves 10 % is anywhere.
@@ -45,7 +46,12 @@ class AnnealStrategy:
         search = Search(context, hole, scope, self.name)
         rng = random.Random(self.seed)
         pool, accepted = anneal_structure(search, rng, self.steps)
-        structures = distinct_by_structure(search, pool, min(STRUCTURES, max(1, self.budget // 4)))
+        # the rules' candidate is confirmed too: the cost model cannot see the vector width or
+        # the lanes, and a structure it ranks low can be the fastest one simulated
+        rules = search.realize({})
+        limit = min(STRUCTURES, max(1, self.budget // 4))
+        structures = [rules] + [c for c in distinct_by_structure(search, pool, limit)
+                                if search.score(c) != search.score(rules)][:limit - 1]
         tuning = Tuning()
         with SimulatorEvaluator(search.space, context.evaluation, budget=self.budget, engine=self.engine,
                                 jobs=self.jobs, scheduler=self.scheduler) as evaluator:

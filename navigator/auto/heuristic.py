@@ -4,14 +4,17 @@ Each hole of the scope, lowest first, takes the offered option its rule ranks fi
 no rule speaks for takes its default. The rules, by the function of the options:
 
 - region (fusion, region by region): among the regions that some legal order runs without
-  recomputation (fuseflow.fusion_shortcuts.runs_without_recomputation), those whose best order
-  by the order rule keeps at least two thirds of the region's FLOPs in ops under its innermost loop
-  (the others run a token per element and pace the pipeline), then the widest stream shape
-  within the lanes (a fusion that leaves a narrow loop innermost, say 7 classes, loses vector
-  lanes on all of its work), then the largest;
+  recomputation (fuseflow.fusion_shortcuts.runs_without_recomputation), the one that saves the
+  most estimated cycles over running its ops alone. The estimate (`_paced_cycles`) reads a
+  region as a pipeline under the order the order rule will take: its slowest op (a token per
+  body execution, over the lanes when it runs under the forked loop, in tiles of the stream
+  width when it runs under the innermost loop), but no less than its traffic as the simulator
+  streams it, nor its body executions at peak. So a memory-bound aggregation takes its dense
+  transform along (OGB-Collab's 128 features), and a fusion that leaves a narrow loop innermost
+  or work off the forked loop does not happen;
 - order: the fewest FLOPs by the cost model (fusion must not pay for itself in recomputed
   work), then sparse operands read concordantly with their storage, then compressed
-  (filtering) loops outermost;
+  (filtering) loops outermost, then the fewest paced cycles, then the order itself;
 - par: the largest offered factor within the hardware's lanes on the outermost dense level
   of the region's order (dense levels split evenly; compressed ones would not), 1 elsewhere;
 - vectorize: the widest offered stream shape;
@@ -23,6 +26,7 @@ Only offered options are ever ranked, so the plan is valid by construction.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Callable
 
 from navigator.auto.base import Plan, PlannedStep, Scope, StrategyContext, StrategyError
@@ -39,8 +43,6 @@ if TYPE_CHECKING:
 BLOCK_OCCUPANCY_PAYS = 0.5
 #: a candidate region with more legal orders than this is not ranked for its stream width
 ORDERS_RANKED = 1_000
-#: a fusion pays only if at least this share of its FLOPs is in ops under its innermost loop
-VECTORIZED_SHARE = 2 / 3
 
 
 class HeuristicStrategy:
@@ -77,7 +79,8 @@ class HeuristicRules:
         self.hardware = hardware
         self.evaluations = 0
         self._orders: dict[tuple[str, ...], tuple] = {}
-        self._flops: dict[str, float] = {}
+        self._models: dict[tuple[str, ...], object] = {}
+        self._paced: dict[tuple[str, ...], float | None] = {}
         self._by_function: dict[str, Callable[["Sketch", "HoleMenu"], "MenuOption | None"]] = {
             "region": self._fusion, "order": self._order, "par": self._par,
             "vectorize": self._vector, "block_sparse": self._block}
@@ -103,28 +106,37 @@ class HeuristicRules:
                  if runs_without_recomputation(self.space.program, _ops(o), DEFAULT_POLICY)]
         pool = clean or regions
         # max keeps the first of a tie
-        return max(pool, key=lambda o: (self._vectorized_share(_ops(o)) >= VECTORIZED_SHARE,
-                                        self._stream_width(_ops(o)), len(_ops(o)))) if pool else None
+        return max(pool, key=lambda o: (self._fusion_saving(_ops(o)), len(_ops(o)))) if pool else None
 
     def _order(self, sketch, menu):
-
         orders = [o for o in candidate_options(menu) if o.function == "order"]
         if len(orders) < 2:
             return orders[0] if orders else None
         region = self._region(orders[0])
-        return min(orders, key=lambda o: self._order_key(region, tuple(str(o.metadata_dict()["order"]).split())))
+        return min(orders, key=lambda o: self._order_key(region, _order_of(o)))
 
     def _order_key(self, region: "Region", order: tuple[str, ...]) -> tuple:
-        """Fewest FLOPs, then sparse operands read as stored, then filtering loops outermost."""
-        from fuseflow.cost import region_cost
-
+        """Fewest FLOPs, then sparse operands read as stored, then filtering loops outermost,
+        then the fewest paced cycles (which orders let the forked level and the vector width
+        reach the most work); the order itself breaks what ties remain, so the region rule
+        predicts the order rule whatever order a menu lists its options in."""
         self.evaluations += 1
-        flops = region_cost(self.space.program, self.space.binding, region, order, self.hardware).flops
+        cost = self._model(region).cost(order)
         compressed = _compressed_vars(region)
         discordant = sum(1 for operand in region.operands if "compressed" in operand.formats
                          and not _concordant(operand.vars, order))
         filters_late = sum(position for position, var in enumerate(order) if var in compressed)
-        return flops, discordant, filters_late
+        return cost.flops, discordant, filters_late, self._pace(region, order, cost), order
+
+    def _model(self, region: "Region"):
+        """The region's cost model, built once per region (costing an order is then cheap)."""
+        from fuseflow.cost import RegionCostModel
+
+        model = self._models.get(region.ops)
+        if model is None:
+            model = self._models[region.ops] = RegionCostModel(self.space.program, self.space.binding, region,
+                                                               self.hardware)
+        return model
 
     def _best_order(self, ops: tuple[str, ...]) -> tuple["Region", tuple[str, ...] | None]:
         """The region and its best order by the order rule (None: too many orders to rank)."""
@@ -135,46 +147,59 @@ class HeuristicRules:
             region = unify_region(self.space.program, ops)
             space = OrderSpace.of_region(region)
             best = None if space.count() > ORDERS_RANKED else \
-                tuple(min(space.listed(), key=lambda order: self._order_key(region, tuple(order))))
+                min((tuple(order) for order in space.listed()), key=lambda order: self._order_key(region, order))
             self._orders[ops] = (region, best)
         return self._orders[ops]
 
-    def _stream_width(self, ops: tuple[str, ...]) -> int:
-        """The widest stream shape, within the lanes, of the region's best order by the order
-        rule (its innermost loop: dense and wide enough to vectorize, or not)."""
+    def _stream_width(self, region: "Region", order: tuple[str, ...]) -> int:
+        """The widest stream shape within the lanes under `order`: its innermost loop is dense
+        and wide enough to vectorize, or not."""
         from fuseflow.schedule import STREAM_SHAPES
 
-        region, best = self._best_order(ops)
-        if best is None:
-            return 1  # no claim on its width
-        innermost = best[-1]
-        extent = self.space.binding.extent(region.var_dims[innermost])
+        innermost = order[-1]
         if innermost in _compressed_vars(region):
             return 1
+        extent = self.space.binding.extent(region.var_dims[innermost])
         return max((s for s in STREAM_SHAPES if s <= min(extent, self.hardware.lanes)), default=1)
 
-    def _vectorized_share(self, ops: tuple[str, ...]) -> float:
-        """The share of the region's FLOPs (each op's alone, by the cost model) in ops whose
-        loops include the innermost loop of the region's best order: only they stream tiles
-        of the stream shape; the others run a token per element and set the pipeline's pace."""
+    def _pace(self, region: "Region", order: tuple[str, ...], cost) -> float:
+        """The cycles of the region's slowest op as these rules schedule it: a token per
+        execution of its body, over the lanes when it runs under the forked level (the par
+        rule's), in tiles of the stream width when it runs under the innermost loop."""
+        from fuseflow.cost import op_contexts
+
+        width = self._stream_width(region, order)
+        forked = _outer_dense(region, order, self.space.binding)
+        contexts = op_contexts(self.space.program, region, order)
+        lanes = self.hardware.lanes
+        return max((c.points / ((lanes if forked in contexts[c.op] else 1) * (width if order[-1] in contexts[c.op] else 1))
+                    for c in cost.op_costs), default=0.0)
+
+    def _fusion_saving(self, ops: tuple[str, ...]) -> float:
+        """Estimated cycles saved by running `ops` as one region rather than each alone."""
         if len(ops) == 1:
-            return 1.0
-        region, best = self._best_order(ops)
-        if best is None:
             return 0.0
-        weights = {op: self._op_flops(op) for op in ops}
-        total = sum(weights.values())
-        inner = sum(w for op, w in weights.items() if best[-1] in region.op_region_vars(op))
-        return inner / total if total > 0 else 1.0
+        fused = self._paced_cycles(ops)
+        if fused is None:
+            return -math.inf  # too many orders to rank: no claim that it pays
+        alone = [self._paced_cycles((op,)) for op in ops]
+        return -math.inf if None in alone else sum(alone) - fused
 
-    def _op_flops(self, op: str) -> float:
-        from fuseflow.cost import region_cost
-
-        if op not in self._flops:
-            region, best = self._best_order((op,))
-            self._flops[op] = region_cost(self.space.program, self.space.binding, region, best,
-                                          self.hardware).flops if best is not None else 0.0
-        return self._flops[op]
+    def _paced_cycles(self, ops: tuple[str, ...]) -> float | None:
+        """The region's cycles under its best order by the order rule, as a pipeline: its
+        slowest op (`_pace`), but no less than its traffic at the bandwidth (as the simulator
+        streams it) nor its body executions at the peak rate. None: too many orders to rank."""
+        if ops not in self._paced:
+            region, best = self._best_order(ops)
+            paced = None
+            if best is not None:
+                model, hw = self._model(region), self.hardware
+                cost = model.cost(best)
+                executions = sum(c.points for c in cost.op_costs)  # an ALU retires a body (a multiply-add) per op
+                paced = max(self._pace(region, best, cost), model.streamed_bytes(best) / hw.memory_bytes_per_cycle,
+                            executions / hw.peak_ops_per_cycle)
+            self._paced[ops] = paced
+        return self._paced[ops]
 
     def _par(self, sketch, menu):
         pars = [o for o in candidate_options(menu) if o.function == "par"]
@@ -184,11 +209,7 @@ class HeuristicRules:
         order = _chosen_order(sketch, str(meta["region"]))
         if order is None:
             return None  # the order is not chosen yet: leave the factor at its default
-        region = self._region(pars[0])
-        compressed = _compressed_vars(region)
-        extents = {v: self.space.binding.extent(d) for v, d in region.var_dims.items()}
-        outer_dense = next((v for v in order if v not in compressed and extents.get(v, 1) > 1), None)
-        if meta["var"] != outer_dense:
+        if meta["var"] != _outer_dense(self._region(pars[0]), order, self.space.binding):
             return min(pars, key=lambda o: o.metadata_dict()["factor"])
         within = [o for o in pars if o.metadata_dict()["factor"] <= self.hardware.lanes]
         return max(within or pars, key=lambda o: o.metadata_dict()["factor"])
@@ -239,6 +260,16 @@ def _ops(option: "MenuOption") -> tuple[str, ...]:
 def _compressed_vars(region: "Region") -> set[str]:
     return {var for operand in region.operands for var, fmt in zip(operand.vars, operand.formats)
             if fmt == "compressed"}
+
+
+def _outer_dense(region: "Region", order: tuple[str, ...], binding) -> str | None:
+    """The outermost dense loop of more than one coordinate: the level the par rule forks."""
+    compressed = _compressed_vars(region)
+    return next((v for v in order if v not in compressed and binding.extent(region.var_dims[v]) > 1), None)
+
+
+def _order_of(option: "MenuOption") -> tuple[str, ...]:
+    return tuple(str(option.metadata_dict()["order"]).split())
 
 
 def _concordant(stored: tuple[str, ...], order: tuple[str, ...]) -> bool:
