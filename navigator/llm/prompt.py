@@ -179,8 +179,9 @@ def _problem_text(context: "StrategyContext") -> str:
     facts = session.facts
     goal = facts.goal
     args = ", ".join(f"{name}={format_value(value)}" for name, value in goal.args)
-    lines = [f"# Honeybee problem {facts.source or ''}".rstrip(),
-             f"library: {', '.join(session.library.sources)}",
+    # file names only: the prompt (and its recordings' hash) must not depend on where they lie
+    lines = [f"# Honeybee problem {_file_name(facts.source)}".rstrip(),
+             f"library: {', '.join(_file_name(s) for s in session.library.sources)}",
              f"goal: a {goal.type}" + (f" with {args}" if args else "")]
     if len(facts.facts) <= FACTS_LISTED:
         lines += ["facts:"] + [f"  {fact}" for fact in facts.facts]
@@ -190,6 +191,12 @@ def _problem_text(context: "StrategyContext") -> str:
             per_prop[fact.prop] = per_prop.get(fact.prop, 0) + 1
         lines.append(f"facts ({len(facts.facts):,}): " + ", ".join(f"{p} x{n}" for p, n in per_prop.items()))
     return "\n".join(lines)
+
+
+def _file_name(source: str | None) -> str:
+    from pathlib import PurePath
+
+    return PurePath(source).name if source else ""
 
 
 # ---------------------------------------------------------------- the sketch and its regions
