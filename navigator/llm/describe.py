@@ -30,8 +30,15 @@ def figure(value: float) -> str:
 
 
 def count_text(value: int) -> str:
-    """A whole number with thousands separators up to a million, in `figure` form beyond."""
-    return f"{value:,}" if abs(value) < 1_000_000 else figure(value)
+    """A whole number with thousands separators up to a million, in `figure` form beyond
+    (through Decimal: counts of completions can exceed any float)."""
+    from decimal import Decimal
+
+    if abs(value) < 1_000_000:
+        return f"{value:,}"
+    mantissa, exponent = format(Decimal(value), ".3g").split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+    return f"{mantissa}e{int(exponent)}"
 
 
 @dataclass(frozen=True)

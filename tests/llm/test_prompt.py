@@ -199,3 +199,16 @@ def test_an_empty_scope_is_refused_by_the_menus():
     session = session_after(space, GCN_FUSION)
     with pytest.raises(KeyError):
         build_prompt(context_of(session, space), [99], instructions="I", system="S")
+
+
+def test_docs_show_the_gcn_prompt(request):
+    """docs/llm.md's gcn prompt is the one build_prompt writes (--update-golden rewrites it)."""
+    doc = ROOT / "docs" / "llm.md"
+    text = doc.read_text(encoding="utf-8")
+    begin = text.index("```text\n", text.index("test_docs_show_the_gcn_prompt: begin")) + len("```text\n")
+    end = text.index("```\n<!-- generated: end -->", begin)
+    current = gcn_prompt(GCN_FUSION).text
+    if request.config.getoption("--update-golden"):
+        doc.write_text(text[:begin] + current + text[end:], encoding="utf-8")
+        return
+    assert text[begin:end] == current, "docs/llm.md shows another gcn prompt; rerun with --update-golden"
