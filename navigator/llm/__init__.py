@@ -1,0 +1,1 @@
+"""Language-model fill-ins (`--auto llm`): the prompt, the transport, the answer."""
