@@ -16,6 +16,12 @@ def say(text: str) -> None:
     print(one_line(text), file=sys.stderr)
 
 
+def say_lines(text: str) -> None:
+    """Print a block of lines on stderr, each made safe as `say` makes one."""
+    for line in str(text).split("\n"):
+        say(line)
+
+
 def say_error(text: object) -> None:
     """Print a user error as `navigator: error: ...`."""
     say(f"navigator: error: {text}")

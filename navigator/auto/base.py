@@ -74,6 +74,8 @@ class Plan:
     simulator_evaluations: int = 0
     #: the figures the strategy compared, e.g. {"best_cycles": ..., "runner_up_cycles": ...}
     compared: dict[str, Any] = field(default_factory=dict)
+    #: who the steps are recorded as, when not the strategy itself (a fallback: "strategy:heuristic")
+    provenance: str | None = None
 
     @property
     def figures(self) -> dict[str, Any]:
@@ -95,6 +97,8 @@ class StrategyContext:
     space: "ScheduleSpace | None" = None
     #: how the simulator runs this program (its spec, hardware, policy); None when it cannot
     evaluation: "EvalConfig | None" = None
+    #: the sketch this view looks at, when not the session's (a plan part-way through: `at`)
+    viewed: "Sketch | None" = None
 
     @property
     def oracle(self) -> "Oracle":
@@ -102,7 +106,13 @@ class StrategyContext:
 
     @property
     def sketch(self) -> "Sketch":
-        return self.session.sketch
+        return self.viewed if self.viewed is not None else self.session.sketch
+
+    def at(self, sketch: "Sketch") -> "StrategyContext":
+        """The same view at `sketch` (reached from the session's by offered steps), with its menus."""
+        from dataclasses import replace
+
+        return replace(self, menus=self.oracle.menus(sketch), viewed=sketch)
 
     def menu(self, hole: int) -> "HoleMenu":
         return self.menus.for_hole(hole)

@@ -54,7 +54,7 @@ def apply_plan(session: Session, strategy: "PlanningStrategy", plan: Plan, ratio
         if not session.sketch.has_hole(step.hole) or menus.option(step.hole, step.option) is None:
             raise StrategyFailure(f"strategy {strategy.name!r} planned ?{step.hole} := {step.option!r}, which "
                                   "is not offered")
-        session.apply(step.hole, step.option, by=strategy.provenance,
+        session.apply(step.hole, step.option, by=plan.provenance or strategy.provenance,
                       rationale=rationale if rationale is not None else plan.rationale, figures=figures)
 
 

@@ -26,6 +26,8 @@ _BUILTIN: dict[str, tuple[str, str]] = {
                "simulated annealing by the cost model, then by the simulator (--budget)"),
     "heuristic": ("navigator.auto.heuristic:HeuristicStrategy",
                   "Scorch-style rules: sparse filters outward, outer dense parallelism, widest vectors"),
+    "llm": ("navigator.llm.strategy:LLMStrategy",
+            "a language model proposes from the menus, the cost model ranks, the simulator confirms (docs/llm.md)"),
 }
 _REGISTERED: dict[str, tuple[StrategyFactory, str]] = {}
 
@@ -49,25 +51,32 @@ def describe_strategies() -> dict[str, str]:
 
 #: a strategy option's command-line spelling, for messages
 _OPTION_FLAGS = {"limit": "--limit", "budget": "--budget", "jobs": "--jobs", "engine": "--engine",
-                 "scheduler": "--scheduler"}
+                 "scheduler": "--scheduler", "base_url": "--base-url", "model": "--model", "timeout": "--timeout",
+                 "retries": "--retries", "rounds": "--rounds", "iterations": "--iterations", "beam": "--beam",
+                 "replay": "--replay-llm", "verbose": "--verbose", "chooser": "--top"}
 
 
-def get_strategy(name: str, **options: Any) -> Strategy:
+def get_strategy(name: str, ambient: dict[str, Any] | None = None, **options: Any) -> Strategy:
     """The strategy `name`, built with `options` (None values are left out); an option its
-    factory does not take is a StrategyError naming the flag."""
+    factory does not take is a StrategyError naming the flag. `ambient` options (a reporter, a
+    recording path, ...) are passed only to a factory that takes them."""
     factory = _factory(name)
     given = {key: value for key, value in options.items() if value is not None}
     try:
         parameters = inspect.signature(factory).parameters
     except (TypeError, ValueError):  # a builtin or C factory: pass everything
         parameters = None
-    if parameters is not None and not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+    takes_all = parameters is None or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+    if not takes_all:
         for key in given:
             if key not in parameters:
                 flag = _OPTION_FLAGS.get(key, key)
                 raise StrategyError(f"{flag} does not apply to the {name} strategy", where=flag,
                                     fix=f"leave out {flag}, or choose a strategy that takes it "
                                         "(docs/strategies.md)")
+    for key, value in (ambient or {}).items():
+        if value is not None and (takes_all or key in parameters):
+            given.setdefault(key, value)
     return factory(**given)
 
 

@@ -7,6 +7,7 @@ Each command reads the session file named by --session, $NAVIGATOR_SESSION or
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from fuseflow.errors import UserError
@@ -33,6 +34,29 @@ def _positive_count(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, at least 1 and at most 999999999, "
                                          f"not {text[:40]!r}")
     return int(text)
+
+
+def _count(text: str) -> int:
+    """A whole number, 0 allowed (retries)."""
+    import argparse
+    import re
+
+    if not re.fullmatch(r"[0-9]{1,9}", text):
+        raise argparse.ArgumentTypeError(f"expected a whole number, at least 0, not {text[:40]!r}")
+    return int(text)
+
+
+def _positive_seconds(text: str) -> float:
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 0 < value <= 86400):
+        raise argparse.ArgumentTypeError(f"expected seconds, more than 0 and at most 86400, not {text[:40]!r}")
+    return value
 
 
 def _path(args) -> Path:
@@ -124,19 +148,30 @@ def cmd_fill(args) -> int:
         raise UserError(f"which option for ?{hole}?", where="fill",
                         fix=f"give a menu number (navigator show --hole {hole}), an option id, "
                             "FUNCTION FIELD=VALUE, or --auto default")
-    for flag, given in (("--subtree", args.subtree), ("--all", args.all), ("--limit", args.limit is not None),
-                        ("--budget", args.budget is not None), ("--jobs", args.jobs is not None),
-                        ("--engine", args.engine is not None), ("--scheduler", args.scheduler is not None)):
+    strategy_flags = {"--limit": args.limit, "--budget": args.budget, "--jobs": args.jobs, "--engine": args.engine,
+                      "--scheduler": args.scheduler, "--base-url": args.base_url, "--model": args.model,
+                      "--timeout": args.timeout, "--retries": args.retries, "--rounds": args.rounds,
+                      "--iterations": args.iterations, "--beam": args.beam, "--top": args.top, "--pick": args.pick,
+                      "--replay-llm": args.replay_llm, "--verbose": args.verbose or None}
+    for flag, given in (("--subtree", args.subtree), ("--all", args.all),
+                        *((flag, value is not None) for flag, value in strategy_flags.items())):
         if given and not args.auto:
             raise UserError(f"{flag} works with --auto", where=flag,
                             fix=f"e.g. navigator fill '?{hole}' --auto default --subtree")
+    if args.pick is not None and args.top is None:
+        raise UserError("--pick N chooses among the plans --top K shows", where="--pick",
+                        fix=f"e.g. navigator fill '?{hole}' --auto llm --top 3 --pick 2")
     scope = Scope.ALL if args.all else Scope.SUBTREE if args.subtree else Scope.HOLE
     if args.jobs and (args.engine or "local") == "local":
         from navigator.batch.engines import check_local_jobs
 
         check_local_jobs(args.jobs)
-    strategy = (get_strategy(args.auto, limit=args.limit, budget=args.budget, jobs=args.jobs, engine=args.engine,
-                             scheduler=args.scheduler) if args.auto else None)
+    strategy = (get_strategy(args.auto, ambient=_strategy_ambient(args), limit=args.limit, budget=args.budget,
+                             jobs=args.jobs, engine=args.engine, scheduler=args.scheduler, base_url=args.base_url,
+                             model=args.model, timeout=args.timeout, retries=args.retries, rounds=args.rounds,
+                             iterations=args.iterations, beam=args.beam, replay=args.replay_llm,
+                             verbose=args.verbose or None, chooser=_chooser(args))
+                if args.auto else None)
     with locked_workspace(_path(args), accept_changes=args.accept_changes) as workspace:
         _notes(workspace)
         session = workspace.session
@@ -159,6 +194,25 @@ def cmd_fill(args) -> int:
         workspace.save()
     _report_steps(args, workspace, "fill", records)
     return 0
+
+
+def _strategy_ambient(args) -> dict:
+    """What a strategy may use besides its flags: where to report, where to record."""
+    from navigator.console import say_lines
+    from navigator.llm.recording import recording_path
+
+    return {"reporter": say_lines, "record": None if args.replay_llm else recording_path(_path(args))}
+
+
+def _chooser(args):
+    """`--top K [--pick N]`: show the K best plans and take one (asking on a terminal)."""
+    if args.top is None:
+        return None
+    from navigator.console import say_lines
+    from navigator.llm.present import chooser
+
+    ask = input if sys.stdin.isatty() and sys.stderr.isatty() and args.pick is None else None
+    return chooser(args.top, args.pick, say_lines, ask)
 
 
 def _undo_redo(args, action: str) -> int:
@@ -391,6 +445,20 @@ def register(subs) -> None:
     fill.add_argument("--engine", choices=("local", "dask"), default=None,
                       help="search strategies: where candidates are simulated, as for `navigator batch`")
     fill.add_argument("--scheduler", metavar="ADDR", help="with --engine dask: the scheduler's address")
+    llm = fill.add_argument_group("--auto llm (docs/llm.md)")
+    llm.add_argument("--base-url", metavar="URL", help="the OpenAI-compatible endpoint (else OPENAI_BASE_URL, the "
+                                                      "config file)")
+    llm.add_argument("--model", metavar="NAME", help="the model (else NAVIGATOR_LLM_MODEL, the config file)")
+    llm.add_argument("--timeout", type=_positive_seconds, metavar="S", help="seconds per request (default 60)")
+    llm.add_argument("--retries", type=_count, metavar="N", help="retries after a timeout, 429 or 5xx (default 2)")
+    llm.add_argument("--rounds", type=_positive_count, metavar="N",
+                     help="questions re-asked after an invalid answer (default 3)")
+    llm.add_argument("--iterations", type=_positive_count, metavar="N", help="search iterations (default 3)")
+    llm.add_argument("--beam", type=_positive_count, metavar="K", help="plans kept per iteration (default 3)")
+    llm.add_argument("--top", type=_positive_count, metavar="K", help="show the K best plans and pick one")
+    llm.add_argument("--pick", type=_positive_count, metavar="N", help="with --top: take plan N (for scripts)")
+    llm.add_argument("--replay-llm", metavar="FILE", help="answer from a recording instead of the network")
+    llm.add_argument("--verbose", action="store_true", help="show each prompt and its size in tokens (estimated)")
     fill.add_argument("--rationale", metavar="TEXT", help="why: recorded with the step (see `navigator history`)")
     _add_common(fill)
     fill.set_defaults(run=cmd_fill)

@@ -1,0 +1,382 @@
+"""The `llm` strategy: a language model proposes, the compiler disposes.
+
+The model sees the program, its data, the sketch and the menus of the holes it is asked about
+(navigator.llm.prompt), and answers with ranked proposals of option ids (navigator.llm.answer).
+Only offered options can be taken: an answer that names anything else is sent back with the
+exact errors, up to `rounds` times.
+
+The search, in the manner of LLM-guided autoscheduling:
+
+1. A *question* asks about the open holes of the scope that have a choice (at most
+   MAX_ASKED, lowest first). Each valid proposal takes its options and makes a child plan.
+2. Children are ranked by the cost hints (the best estimated cycles beneath each); a beam of
+   `beam` is kept, and each member with holes left is asked again, up to `iterations` times.
+   Later questions carry feedback: the figures of the proposals evaluated so far.
+3. Holes the model was not asked about (beyond the iterations, or with one option) are taken by
+   the heuristic's rules; the beam's plans are then ranked by the cost model and the best
+   `confirm` of them simulated. The fastest simulated plan wins (or, with `--top`, the user
+   picks among the ranked plans).
+
+When the model cannot be reached (timeouts, 429 or 5xx after the retries) or never gives a
+valid proposal for the first question, the heuristic fills the scope instead, and the plan
+says so in its rationale and provenance. A refused key, an unknown model or nothing listening
+at the URL are configuration errors (exit 2): nothing is filled.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from navigator.auto.base import Plan, PlannedStep, Scope, StrategyContext, StrategyError
+from navigator.auto.decisions import Candidate, realize
+from navigator.auto.scope import ScopeWalk, candidate_options
+from navigator.llm.answer import ANSWER_SCHEMA, SCHEMA_NAME, AnswerError, Proposal, parse_answer, validate
+
+if TYPE_CHECKING:
+    from navigator.auto.search import Search
+    from navigator.llm.config import LLMConfig
+    from navigator.llm.transport import ChatClient
+    from navigator.synth import Sketch
+
+#: holes one question asks about at most (the prompt carries each one's menu)
+MAX_ASKED = 8
+#: proposals asked for per question
+PROPOSALS_ASKED = 4
+
+SYSTEM = ("You schedule sparse tensor programs for a streaming-dataflow accelerator. The schedule is a sketch "
+          "with holes; each hole offers a menu of options, and every option listed can still be completed "
+          "into a valid schedule. Choose options only from the menus you are given, by their ids. Fewer "
+          "simulated cycles is better. Answer with JSON only.")
+
+
+def instructions(holes: tuple[int, ...]) -> str:
+    asked = ", ".join(f"?{h}" for h in holes)
+    return (f"Propose up to {PROPOSALS_ASKED} ways to fill {asked}, best first. Answer with one JSON object:\n"
+            '{"proposals": [{"rank": 1, "choices": ["<hole>.<option>", ...], "rationale": "...", '
+            '"score": 0.9, "estimated_intensity": 2.5, "fusion_groups": [{"ops": ["..."], "order": "i k j"}]}]}\n'
+            "- choices: one option id per hole you fill (\"3.2\" is option 2 of ?3), only ids of the holes asked "
+            "and only options their menus offer; a hole you leave out is decided later.\n"
+            "- rationale: one or two sentences; score: your confidence from 0 to 1; estimated_intensity: FLOPs "
+            "per DRAM byte you expect; fusion_groups: the regions you have in mind with their loop order "
+            "(may be empty).")
+
+
+@dataclass
+class Branch:
+    """A plan part-way through the scope: its walk and the proposals that led to it."""
+
+    walk: ScopeWalk
+    steps: tuple[PlannedStep, ...] = ()
+    proposals: tuple[Proposal, ...] = ()
+    by_model: int = 0            # steps the model chose
+
+
+@dataclass
+class Ranked:
+    """A complete plan of the scope, with its figures."""
+
+    branch: Branch
+    candidate: Candidate
+    cost: tuple[float, float]             # cost-model (cycles, bytes)
+    simulated: float | None = None        # simulated cycles, when confirmed
+
+    @property
+    def steps(self) -> tuple[PlannedStep, ...]:
+        return self.branch.steps + self.candidate.steps
+
+    @property
+    def rationale(self) -> str:
+        said = [p.rationale for p in self.branch.proposals if p.rationale]
+        return " / ".join(said) if said else "(no rationale given)"
+
+    @property
+    def key(self) -> tuple[float, ...]:
+        return (self.simulated if self.simulated is not None else float("inf"), *self.cost)
+
+
+#: picks one of the ranked plans (index), shown the plans; None: take the best
+Chooser = Callable[[list[Ranked]], int]
+#: receives a line of progress or a note for the user
+Reporter = Callable[[str], None]
+
+
+@dataclass
+class Tally:
+    """What the exchange cost and gave, for the plan's figures."""
+
+    questions: int = 0
+    requests: int = 0
+    received: int = 0
+    valid: int = 0
+    errors: list[str] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    estimated_prompt_tokens: int = 0
+    model_seconds: float = 0.0
+    iterations: int = 0
+
+
+class LLMStrategy:
+    name = "llm"
+    provenance = "strategy:llm"
+
+    def __init__(self, *, base_url: str | None = None, model: str | None = None, timeout: float | None = None,
+                 retries: int | None = None, rounds: int | None = None, iterations: int | None = None,
+                 beam: int | None = None, budget: int | None = None, jobs: int | None = None,
+                 engine: str = "local", scheduler: str | None = None, replay: str | None = None,
+                 record: str | Path | None = None, client: "ChatClient | None" = None,
+                 chooser: Chooser | None = None, reporter: Reporter | None = None, verbose: bool = False,
+                 environ: dict | None = None):
+        from navigator.auto.simulation import check_budget
+        from navigator.llm.config import resolve_config
+
+        self.config: "LLMConfig" = resolve_config(base_url=base_url, model=model, timeout=timeout, retries=retries,
+                                                  rounds=rounds, iterations=iterations, beam=beam, environ=environ,
+                                                  replaying=replay is not None)
+        self.budget = check_budget(budget)
+        self.jobs, self.engine, self.scheduler = jobs, engine, scheduler
+        self.replay, self.record = replay, record
+        self._client = client
+        self.chooser, self.reporter, self.verbose = chooser, reporter, verbose
+
+    # ---- the model
+
+    def client(self) -> "ChatClient":
+        """The chat client: a replay of a recording, or the endpoint; recorded when asked."""
+        if self._client is None:
+            from navigator.llm.recording import Recording, RecordingChat
+            from navigator.llm.transport import OpenAIChat, ReplayChat
+
+            inner = ReplayChat.from_file(self.replay) if self.replay else OpenAIChat.from_config(self.config)
+            if self.record is not None:
+                inner = RecordingChat(inner, Recording(Path(self.record)), self.config.model, self.config.base_url)
+            self._client = inner
+        return self._client
+
+    def _say(self, line: str) -> None:
+        if self.reporter is not None:
+            self.reporter(line)
+
+    def ask(self, context: StrategyContext, holes: tuple[int, ...], feedback: str | None,
+            tally: Tally) -> list[Proposal]:
+        """The valid proposals for `holes`, asking again with the errors up to `rounds` times.
+        Raises LLMUnavailable when the endpoint does not answer."""
+        from navigator.llm.prompt import build_prompt, option_ids
+        from navigator.llm.transport import AnswerProblem
+
+        offered = option_ids(context.menus, holes)
+        tally.questions += 1
+        errors: list[str] = []
+        valid: list[Proposal] = []
+        for round_ in range(1, self.config.rounds + 1):
+            note = feedback
+            if errors:
+                note = ((feedback + "\n\n") if feedback else "") + "Your last answer had these problems; answer " \
+                       "again, all of it:\n" + "\n".join(f"- {e}" for e in errors)
+            prompt = build_prompt(context, holes, instructions=instructions(holes), system=SYSTEM, feedback=note)
+            tally.estimated_prompt_tokens += prompt.estimated_tokens
+            if self.verbose:
+                self._say(f"llm: question {tally.questions}, round {round_}: prompt ~{prompt.estimated_tokens:,} "
+                          f"tokens (estimated)\n{prompt.text}")
+            client = self.client()
+            tally.requests += 1
+            started = time.perf_counter()
+            try:
+                reply = client.complete(prompt.messages, ANSWER_SCHEMA, SCHEMA_NAME)
+            except AnswerProblem as exc:
+                errors = [str(exc)]
+                tally.errors.extend(errors)
+                self._record(client, round_=round_, parsed=None, errors=errors)
+                continue
+            finally:
+                tally.model_seconds += time.perf_counter() - started
+            usage = reply.usage or {}
+            tally.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+            tally.completion_tokens += int(usage.get("completion_tokens") or 0)
+            try:
+                raw = parse_answer(reply.text, reply.finish_reason)
+            except AnswerError as exc:
+                errors = [str(exc)]
+            else:
+                checked = validate(raw, offered, holes)
+                tally.received += len(raw)
+                valid = checked.proposals
+                errors = checked.errors
+            tally.errors.extend(errors)
+            self._record(client, round_=round_, parsed=[p.to_json() for p in valid], errors=errors)
+            if valid and not errors:
+                break
+            if self.verbose and errors:
+                self._say("llm: " + "; ".join(errors))
+        tally.valid += len(valid)
+        return valid
+
+    @staticmethod
+    def _record(client: Any, **fields: Any) -> None:
+        extra = getattr(client, "record_extra", None)
+        if extra is not None:
+            extra(**fields)
+
+    # ---- the search
+
+    def plan(self, context: StrategyContext, hole: int, scope: Scope) -> Plan:
+        from navigator.auto.heuristic import HeuristicStrategy
+        from navigator.auto.search import Search
+        from navigator.llm.transport import LLMUnavailable
+
+        search = Search(context, hole, scope, self.name)
+        tally = Tally()
+        try:
+            ranked = self._search(context, search, tally)
+        except LLMUnavailable as exc:
+            return self._fallback(HeuristicStrategy().plan(context, hole, scope), str(exc), tally)
+        if ranked is None:
+            last = tally.errors[-1] if tally.errors else "no proposal"
+            reason = f"the model gave no valid proposal in {self.config.rounds} rounds (last: {last})"
+            return self._fallback(HeuristicStrategy().plan(context, hole, scope), reason, tally)
+        chosen = 0
+        if self.chooser is not None and len(ranked) > 0:
+            chosen = self.chooser(ranked)
+            if not 0 <= chosen < len(ranked):
+                raise StrategyError(f"there is no proposal {chosen + 1}: {len(ranked)} were ranked", where="--pick",
+                                    fix=f"--pick 1 to {len(ranked)}")
+        best = ranked[chosen]
+        figures = self._figures(tally, best, ranked, chosen)
+        said = f"model {self.config.model}: {best.rationale}"
+        how = (f"; {best.branch.by_model} of {len(best.steps)} steps chosen by the model, the rest by the rules; "
+               + (f"simulated {best.simulated:,.0f} cycles" if best.simulated is not None
+                  else f"estimated {best.cost[0]:,.0f} cycles"))
+        return Plan(best.steps, said + how, cost_model_evaluations=search.scorer.evaluations + tally.valid,
+                    simulator_evaluations=figures.pop("_simulated"), compared=figures)
+
+    def _search(self, context: StrategyContext, search: "Search", tally: Tally) -> list[Ranked] | None:
+        beam = [Branch(search.start)]
+        beam[0] = self._forced(search, beam[0])
+        feedback: str | None = None
+        asked_once = False
+        for iteration in range(1, self.config.iterations + 1):
+            open_branches = [b for b in beam if self._asked_holes(search, b)]
+            if not open_branches:
+                break
+            tally.iterations = iteration
+            children: list[Branch] = [b for b in beam if b not in open_branches]
+            for branch in open_branches:
+                holes = self._asked_holes(search, branch)
+                proposals = self.ask(context.at(branch.walk.sketch), holes, feedback, tally)
+                if not asked_once:
+                    asked_once = True
+                    if not proposals:
+                        return None
+                children.append(branch)  # the model may be wrong: keep where it stood
+                for proposal in proposals:
+                    child = self._take(search, branch, proposal, tally)
+                    if child is not None:
+                        children.append(self._forced(search, child))
+            beam = self._best_branches(search, children)
+            feedback = self._feedback(search, beam)
+        return self._rank(search, context, beam, tally)
+
+    def _asked_holes(self, search: "Search", branch: Branch) -> tuple[int, ...]:
+        walk = branch.walk
+        menus = search.oracle.menus(walk.sketch)
+        choosing = [h for h in sorted(walk.pending) if len(candidate_options(menus.for_hole(h))) > 1]
+        return tuple(choosing[:MAX_ASKED])
+
+    @staticmethod
+    def _forced(search: "Search", branch: Branch) -> Branch:
+        """Take the holes of the scope with a single option (nothing to ask)."""
+        walk, steps = branch.walk, list(branch.steps)
+        while True:
+            menus = search.oracle.menus(walk.sketch)
+            single = next((h for h in sorted(walk.pending) if len(candidate_options(menus.for_hole(h))) == 1), None)
+            if single is None:
+                break
+            option = candidate_options(menus.for_hole(single))[0]
+            steps.append(PlannedStep(single, option.id))
+            walk = walk.take(search.oracle, option)
+        return Branch(walk, tuple(steps), branch.proposals, branch.by_model)
+
+    @staticmethod
+    def _take(search: "Search", branch: Branch, proposal: Proposal, tally: Tally) -> Branch | None:
+        """The branch after the proposal's choices, hole by hole (None when an earlier choice
+        withdrew a later one's option)."""
+        walk, steps = branch.walk, list(branch.steps)
+        for hole, option_id in proposal.choices:
+            option = search.oracle.menus(walk.sketch).option(hole, option_id) if walk.sketch.has_hole(hole) else None
+            if option is None:
+                tally.errors.append(f"proposal {proposal.rank}: after its earlier choices ?{hole} no longer offers "
+                                    f"{option_id}")
+                return None
+            steps.append(PlannedStep(hole, option.id))
+            walk = walk.take(search.oracle, option)
+        return Branch(walk, tuple(steps), branch.proposals + (proposal,), branch.by_model + len(proposal.choices))
+
+    def _best_branches(self, search: "Search", branches: list[Branch]) -> list[Branch]:
+        """The `beam` branches with the best cost beneath them (distinct sketches)."""
+        seen: set = set()
+        ranked = []
+        for branch in sorted(branches, key=lambda b: (search.hint_key(b.walk.sketch), -b.by_model)):
+            if branch.walk.sketch in seen:
+                continue
+            seen.add(branch.walk.sketch)
+            ranked.append(branch)
+        return ranked[:self.config.beam]
+
+    @staticmethod
+    def _feedback(search: "Search", beam: list[Branch]) -> str:
+        lines = ["Best plans so far, by the cost model's best estimate beneath them:"]
+        for number, branch in enumerate(beam, start=1):
+            cycles, bytes_, _ = search.hint_key(branch.walk.sketch)
+            chosen = ", ".join(i for p in branch.proposals for i in p.ids) or "nothing chosen yet"
+            lines.append(f"{number}. {chosen}: best ~{cycles:.3g} cycles, {bytes_:.3g} bytes")
+        return "\n".join(lines)
+
+    def _rank(self, search: "Search", context: StrategyContext, beam: list[Branch], tally: Tally) -> list[Ranked]:
+        """Complete each branch with the rules, rank by the cost model, confirm the best with the
+        simulator (at most `--budget`, by default the beam's width)."""
+        from navigator.auto.simulation import SimulatorEvaluator
+
+        ranked = []
+        for branch in beam:
+            candidate = realize(search.oracle, branch.walk, {}, search.policy)
+            ranked.append(Ranked(branch, candidate, search.score(candidate)))
+        ranked.sort(key=lambda r: r.cost)
+        budget = self.budget if self.budget is not None else len(ranked)
+        self._simulations = 0
+        if context.evaluation is not None and budget > 0:
+            with SimulatorEvaluator(search.space, context.evaluation, budget=budget, engine=self.engine,
+                                    jobs=self.jobs, scheduler=self.scheduler) as evaluator:
+                batch = ranked[:budget]
+                results = evaluator.evaluate([search.completed(r.candidate) for r in batch])
+                for entry, result in zip(batch, results):
+                    if result is not None and result.ok:
+                        entry.simulated = result.cycles
+                self._simulations = evaluator.evaluations
+        ranked.sort(key=lambda r: r.key)
+        return ranked
+
+    def _figures(self, tally: Tally, best: Ranked, ranked: list[Ranked], chosen: int) -> dict[str, Any]:
+        return {"model": self.config.model, "iterations": tally.iterations, "questions": tally.questions,
+                "requests": tally.requests, "proposals_received": tally.received, "proposals_valid": tally.valid,
+                "validation_errors": len(tally.errors), "prompt_tokens": tally.prompt_tokens,
+                "completion_tokens": tally.completion_tokens,
+                "estimated_prompt_tokens": tally.estimated_prompt_tokens,
+                "model_seconds": round(tally.model_seconds, 3), "plans_ranked": len(ranked),
+                "chosen_rank": chosen + 1, "steps_by_model": best.branch.by_model,
+                "best_cost_model_cycles": best.cost[0],
+                **({"best_simulated_cycles": best.simulated} if best.simulated is not None else {}),
+                "_simulated": getattr(self, "_simulations", 0)}
+
+    def _fallback(self, plan: Plan, reason: str, tally: Tally) -> Plan:
+        self._say(f"llm: {reason}; the heuristic filled the scope instead")
+        figures = dict(plan.compared)
+        figures.update({"fallback": "heuristic", "fallback_reason": reason, "model": self.config.model,
+                        "questions": tally.questions, "requests": tally.requests,
+                        "validation_errors": len(tally.errors)})
+        return Plan(plan.steps, f"fallback to the heuristic ({reason}); {plan.rationale}",
+                    cost_model_evaluations=plan.cost_model_evaluations,
+                    simulator_evaluations=plan.simulator_evaluations, compared=figures,
+                    provenance="strategy:heuristic")
