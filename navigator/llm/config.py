@@ -247,6 +247,11 @@ def read_config_file(path: Path, *, required: bool) -> dict[str, Any]:
         elif not isinstance(value, str) or not value.strip():
             fail(key, f"must be a non-empty string, got {show_value(value)}",
                  f'e.g. {key} = "{"http://127.0.0.1:8000/v1" if key == "base_url" else "MODEL"}"')
+        elif key == "base_url":
+            try:
+                checked[key] = check_base_url(value, "")
+            except LLMConfigError as exc:
+                fail(key, exc.bare_message, exc.fix or "")
         else:
             checked[key] = value.strip()
     return checked

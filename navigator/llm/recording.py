@@ -97,7 +97,8 @@ def load_recording(path: str | os.PathLike) -> list[dict]:
     where = str(path)
     text = read_user_text(path, RecordingError, _WHAT)
     exchanges = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # split on "\n" only: splitlines() would also cut at U+0085 or U+2028 inside a JSON string
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         at = f"{where} line {number}"
