@@ -1,0 +1,257 @@
+"""Where the language model's endpoint, model and limits come from.
+
+Each setting is taken from the first place that gives it: a command-line flag, then the
+environment, then the `[llm]` table of the config file, then the default. The key is read
+from OPENAI_API_KEY only (`navigator.llm.errors.api_key`), when a client is built; a config
+file that holds one is refused, so a key never ends up in a file Navigator reads or writes.
+
+    [llm]
+    base_url = "http://127.0.0.1:8000/v1"
+    model = "Qwen/Qwen2.5-7B-Instruct"
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+from urllib.parse import urlsplit
+
+from fuseflow.errors import show_value
+from fuseflow.files import read_user_text
+from fuseflow.readers import parse_toml_text
+from fuseflow.toml_lines import KeyLines
+from navigator.llm.errors import KEY_ENV, LLMConfigError, api_key
+
+BASE_URL_ENV = "OPENAI_BASE_URL"
+MODEL_ENV = "NAVIGATOR_LLM_MODEL"
+CONFIG_ENV = "NAVIGATOR_CONFIG"
+#: where the openai client goes when no base URL is configured (a key alone means OpenAI itself)
+OPENAI_URL = "https://api.openai.com/v1"
+STRUCTURED_MODES = ("auto", "on", "off")
+_WHAT = "a navigator config file"
+#: config files are a few lines; anything bigger is not one
+_CONFIG_LIMIT = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One tunable number: its default and the range a value must fall in."""
+    default: float | int
+    low: float
+    high: float
+    whole: bool
+    meaning: str
+
+
+#: numbers a user may set; the ranges catch typos (a timeout of 6000 s, a beam of 1000)
+NUMBERS: dict[str, Setting] = {
+    "timeout": Setting(60.0, 0.001, 3600, False, "seconds per request"),
+    "retries": Setting(2, 0, 20, True, "transport retries on 429, 5xx and timeouts"),
+    "rounds": Setting(3, 0, 20, True, "re-asks after an invalid answer"),
+    "iterations": Setting(3, 1, 100, True, "search iterations"),
+    "beam": Setting(3, 1, 100, True, "proposals kept"),
+}
+FILE_KEYS = ("base_url", "model", *NUMBERS, "structured")
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """Everything needed to ask a model, except the key (see `navigator.llm.errors.api_key`)."""
+    base_url: str | None
+    model: str
+    timeout: float = 60.0
+    retries: int = 2
+    rounds: int = 3
+    iterations: int = 3
+    beam: int = 3
+    structured: str = "auto"
+    #: where each value came from: "flag", "env NAME", "config PATH" or "default"
+    sources: dict[str, str] = field(default_factory=dict, compare=False)
+    api_key_present: bool = False
+
+    @property
+    def url(self) -> str:
+        """The endpoint requests go to: the base URL, or OpenAI's when only a key is set."""
+        return self.base_url or OPENAI_URL
+
+
+def default_config_path(environ: Mapping[str, str] | None = None) -> Path:
+    """$NAVIGATOR_CONFIG, else $XDG_CONFIG_HOME/navigator/config.toml, else ~/.config/navigator/config.toml."""
+    env = os.environ if environ is None else environ
+    named = env.get(CONFIG_ENV, "").strip()
+    if named:
+        return Path(named)
+    xdg = env.get("XDG_CONFIG_HOME", "").strip()
+    home = env.get("HOME", "").strip() or os.path.expanduser("~")
+    base = Path(xdg) if xdg else Path(home) / ".config"
+    return base / "navigator" / "config.toml"
+
+
+def how_to_configure(config_path: Path) -> str:
+    """The fix for a missing configuration: every way to give the endpoint and the model."""
+    return (f"set {MODEL_ENV}=MODEL or give --model MODEL; set {BASE_URL_ENV}=URL or give --base-url URL for a "
+            f"local server such as vLLM, a llama.cpp server or ollama, or set {KEY_ENV} for {OPENAI_URL}; "
+            f"or write in {config_path} the 3 lines: [llm] / base_url = \"http://127.0.0.1:8000/v1\" / "
+            f"model = \"MODEL\"; see docs/llm.md")
+
+
+def resolve_config(*, base_url: str | None = None, model: str | None = None, timeout: float | None = None,
+                   retries: int | None = None, rounds: int | None = None, iterations: int | None = None,
+                   beam: int | None = None, structured: str | None = None,
+                   environ: Mapping[str, str] | None = None, config_path: str | os.PathLike | None = None
+                   ) -> LLMConfig:
+    """The configuration from flags (the keyword arguments), environment, config file and defaults.
+
+    `config_path` (or $NAVIGATOR_CONFIG) names a file that must exist; the default location
+    may be missing. Raises LLMConfigError when no model is set, or neither a base URL nor a key.
+    """
+    env = os.environ if environ is None else environ
+    explicit = config_path is not None or bool(env.get(CONFIG_ENV, "").strip())
+    path = Path(config_path) if config_path is not None else default_config_path(env)
+    from_file = read_config_file(path, required=explicit)
+    file_source = f"config {path}"
+
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    flags = {"base_url": base_url, "model": model, "timeout": timeout, "retries": retries, "rounds": rounds,
+             "iterations": iterations, "beam": beam, "structured": structured}
+    environment = {"base_url": BASE_URL_ENV, "model": MODEL_ENV}
+    for name, flag in flags.items():
+        env_name = environment.get(name)
+        env_value = env.get(env_name, "").strip() if env_name else ""
+        if flag is not None:
+            values[name], sources[name] = _checked_flag(name, flag), "flag"
+        elif env_value:
+            values[name], sources[name] = env_value, f"env {env_name}"
+        elif name in from_file:
+            values[name], sources[name] = from_file[name], file_source
+        else:
+            values[name] = NUMBERS[name].default if name in NUMBERS else ("auto" if name == "structured" else None)
+            sources[name] = "default"
+
+    if values["base_url"] is not None:
+        values["base_url"] = check_base_url(values["base_url"], _where(sources["base_url"], "base_url"))
+    key_present = api_key(env) is not None
+    if not values["model"] or (values["base_url"] is None and not key_present):
+        missing = "no model is configured" if not values["model"] else \
+            f"no endpoint is configured (neither a base URL nor {KEY_ENV})"
+        raise LLMConfigError(missing, where="--auto llm", fix=how_to_configure(path))
+    return LLMConfig(**values, sources=sources, api_key_present=key_present)
+
+
+def _where(source: str, name: str) -> str:
+    if source == "flag":
+        return "--" + name.replace("_", "-")
+    if source.startswith("env "):
+        return "$" + source[4:]
+    return f"{source[len('config '):]} [llm.{name}]"
+
+
+def _checked_flag(name: str, value: Any) -> Any:
+    where = "--" + name.replace("_", "-")
+    if name in NUMBERS:
+        return check_number(name, value, where)
+    if name == "structured":
+        return check_structured(value, where)
+    text = str(value).strip()
+    if not text:
+        raise LLMConfigError("is empty", where=where, fix=f"give a {name.replace('_', ' ')}, or leave the flag out")
+    return text
+
+
+def check_number(name: str, value: Any, where: str) -> float | int:
+    """A number setting within its range; bools, NaN and fractions for whole numbers are refused."""
+    setting = NUMBERS[name]
+    example = f"e.g. {name} = {setting.default} ({setting.meaning})"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise LLMConfigError(f"must be a number, got {show_value(value)}", where=where, fix=example)
+    if setting.whole and not float(value).is_integer():
+        raise LLMConfigError(f"must be a whole number, got {show_value(value)}", where=where, fix=example)
+    if value < 0:
+        raise LLMConfigError(f"must not be negative, got {show_value(value)}", where=where, fix=example)
+    if not setting.low <= value <= setting.high:
+        raise LLMConfigError(f"must be from {setting.low:g} to {setting.high:g}, got {show_value(value)}",
+                             where=where, fix=example)
+    return int(value) if setting.whole else float(value)
+
+
+def check_structured(value: Any, where: str) -> str:
+    if value not in STRUCTURED_MODES:
+        raise LLMConfigError(f"must be one of {', '.join(STRUCTURED_MODES)}, got {show_value(value)}", where=where,
+                             fix="auto asks for a JSON-schema answer and stops once the server refuses it")
+    return value
+
+
+def check_base_url(url: str, where: str) -> str:
+    """An http(s) URL with a host and no credentials, without a trailing slash."""
+    text = url.strip()
+    fix = "give the server's OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1"
+    if not text or re.search(r"\s", text):
+        raise LLMConfigError(f"{show_value(url)} is not a URL", where=where, fix=fix)
+    try:
+        parts = urlsplit(text)
+        parts.port  # raises ValueError for a port that is not a number in range
+    except ValueError as exc:
+        raise LLMConfigError(f"{show_value(url)} is not a valid URL ({exc})", where=where, fix=fix) from None
+    if parts.scheme not in ("http", "https"):
+        raise LLMConfigError(f"{show_value(url)} is not an http or https URL", where=where, fix=fix)
+    if not parts.hostname:
+        raise LLMConfigError(f"{show_value(url)} names no host", where=where, fix=fix)
+    if parts.username is not None or parts.password is not None:
+        # the URL is recorded and shown in messages; a secret in it would leak
+        raise LLMConfigError("the URL holds credentials (user:password@)", where=where,
+                             fix=f"remove them from the URL and set {KEY_ENV} instead")
+    return text.rstrip("/")
+
+
+def read_config_file(path: Path, *, required: bool) -> dict[str, Any]:
+    """The checked `[llm]` table of the config file; {} when the file is missing and not `required`."""
+    if not required and not path.exists():
+        return {}
+    where = str(path)
+    text = read_user_text(path, LLMConfigError, _WHAT, _CONFIG_LIMIT)
+    data = parse_toml_text(text, where, LLMConfigError, _WHAT)
+    lines = KeyLines(text)
+
+    def fail(key: str | None, message: str, fix: str) -> NoReturn:
+        label = "[llm]" if key is None else f"[llm.{key if re.fullmatch(r'[A-Za-z0-9_-]{1,40}', key) else show_value(key)}]"
+        line = lines.line("llm", key) if key is not None else lines.line("llm")
+        at = f" line {line}" if line else ""
+        raise LLMConfigError(message, where=f"{where}{at} {label}", fix=fix)
+
+    table = data.get("llm", {})
+    if not isinstance(table, dict):
+        fail(None, f"must be a table, got {show_value(table)}", "write [llm] on a line, then key = value lines")
+    checked: dict[str, Any] = {}
+    for key, value in table.items():
+        if key.lower().replace("-", "_") in ("api_key", "key", "openai_api_key", "token"):
+            fail(key, "keys are read from OPENAI_API_KEY only, never from files",
+                 f"remove this line and set {KEY_ENV} in the environment")
+        if key not in FILE_KEYS:
+            fail(key, f"unknown key {show_value(key)}", f"expected one of: {', '.join(FILE_KEYS)}")
+        if key in NUMBERS:
+            try:
+                checked[key] = check_number(key, value, "")
+            except LLMConfigError as exc:
+                fail(key, exc.bare_message, exc.fix or "")
+        elif key == "structured":
+            try:
+                checked[key] = check_structured(value, "")
+            except LLMConfigError as exc:
+                fail(key, exc.bare_message, exc.fix or "")
+        elif not isinstance(value, str) or not value.strip():
+            fail(key, f"must be a non-empty string, got {show_value(value)}",
+                 f'e.g. {key} = "{"http://127.0.0.1:8000/v1" if key == "base_url" else "MODEL"}"')
+        elif key == "base_url":
+            try:
+                checked[key] = check_base_url(value, "")
+            except LLMConfigError as exc:
+                fail(key, exc.bare_message, exc.fix or "")
+        else:
+            checked[key] = value.strip()
+    return checked

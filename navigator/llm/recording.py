@@ -1,0 +1,181 @@
+"""Every exchange with the model, written next to the session, and read back for replay.
+
+Layout: a run that asks a model for a session `DIR/NAME.json` records into
+`DIR/llm/NAME-YYYYMMDDTHHMMSS.fffZ.jsonl` (UTC time of the run's first exchange being
+prepared), one file per run. Each line is one exchange, a JSON object:
+
+    {"version": 1, "index": 1, "time": "2025-01-01T12:00:00.123Z", "model": ..., "base_url": ...,
+     "messages_sha256": ..., "messages": [...], "schema_name": ..., "structured": true,
+     "reply": {"text", "finish_reason", "usage", "seconds", "attempts"} | null,
+     "error": {"kind": "unavailable" | "answer" | "config", "message"} | null, ...caller's fields}
+
+`index` counts from 1 and equals the line number. The whole file is rewritten atomically
+after each exchange (recordings are small), so a reader never sees half a line. The key
+(OPENAI_API_KEY) is replaced by *** in every string before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from fuseflow.errors import UserError, show_value
+from fuseflow.files import file_stem, read_user_text, write_text_atomic
+from fuseflow.readers import parse_json_text
+from navigator.llm.errors import AnswerProblem, LLMConfigError, LLMUnavailable, api_key, scrub, scrub_value
+from navigator.llm.transport import ChatClient, Reply, messages_sha256
+
+VERSION = 1
+FOLDER = "llm"
+_WHAT = "a recording of language-model exchanges (.jsonl)"
+_ERROR_KINDS = {LLMUnavailable: "unavailable", AnswerProblem: "answer", LLMConfigError: "config"}
+
+
+class RecordingError(UserError):
+    """A recording file that cannot be read or replayed."""
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _stamp(when: datetime, compact: bool) -> str:
+    text = when.strftime("%Y%m%dT%H%M%S" if compact else "%Y-%m-%dT%H:%M:%S")
+    return f"{text}.{when.microsecond // 1000:03d}Z"
+
+
+class Recording:
+    """The exchanges of one run, kept in memory and rewritten to `path` after each one."""
+
+    def __init__(self, path: str | os.PathLike, *, secrets: tuple[str, ...] | None = None):
+        self.path = Path(path)
+        self.exchanges: list[dict] = []
+        #: values hidden from every string written (the key from OPENAI_API_KEY unless given)
+        self.secrets = tuple(s for s in (secrets if secrets is not None else (api_key(),)) if s)
+
+    @classmethod
+    def beside(cls, session_path: str | os.PathLike, *, when: datetime | None = None,
+               secrets: tuple[str, ...] | None = None) -> Recording:
+        """A new recording in `<session dir>/llm/<session stem>-<UTC time>.jsonl` (see the module doc)."""
+        session = Path(session_path)
+        folder = session.parent / FOLDER
+        base = f"{file_stem(session.stem)}-{_stamp(when or utc_now(), compact=True)}"
+        path = folder / f"{base}.jsonl"
+        counter = 2
+        while path.exists():  # two runs within a millisecond
+            path = folder / f"{base}-{counter}.jsonl"
+            counter += 1
+        return cls(path, secrets=secrets)
+
+    def append(self, exchange: dict[str, Any]) -> dict[str, Any]:
+        """Add one exchange (its `index` set to its line number) and rewrite the file."""
+        entry = scrub_value(dict(exchange), self.secrets)
+        entry["index"] = len(self.exchanges) + 1
+        self.exchanges.append(entry)
+        self._write()
+        return entry
+
+    def update_last(self, **fields: Any) -> None:
+        """Attach fields to the latest exchange and rewrite the file."""
+        if not self.exchanges:
+            raise ValueError("no exchange recorded yet")
+        self.exchanges[-1].update(scrub_value(fields, self.secrets))
+        self._write()
+
+    def _write(self) -> None:
+        lines = [json.dumps(entry, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+                 for entry in self.exchanges]
+        write_text_atomic(self.path, scrub("\n".join(lines) + "\n", self.secrets), error=RecordingError)
+
+
+def load_recording(path: str | os.PathLike) -> list[dict]:
+    """The exchanges of a recording, each checked enough to be replayed; a bad line is a
+    RecordingError (exit 2) naming the file and the line."""
+    where = str(path)
+    text = read_user_text(path, RecordingError, _WHAT)
+    exchanges = []
+    # split on "\n" only: splitlines() would also cut at U+0085 or U+2028 inside a JSON string
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        at = f"{where} line {number}"
+        data = parse_json_text(line, at, RecordingError, _WHAT)
+        check_exchange(data, at)
+        exchanges.append(data)
+    if not exchanges:
+        raise RecordingError("holds no exchange", where=where, fix="give a recording made by --auto llm (see docs/llm.md)")
+    return exchanges
+
+
+def check_exchange(data: Any, where: str) -> None:
+    """One line of a recording has what replaying it needs."""
+    fix = "this line was edited or is not from a Navigator recording; record the run again"
+
+    def fail(message: str):
+        raise RecordingError(message, where=where, fix=fix)
+
+    if not isinstance(data, dict):
+        fail(f"is not a JSON object, got {show_value(data)}")
+    if data.get("version") != VERSION:
+        fail(f"has version {show_value(data.get('version'))}; this Navigator reads version {VERSION}")
+    if not isinstance(data.get("messages_sha256"), str):
+        fail("has no messages_sha256")
+    reply, error = data.get("reply"), data.get("error")
+    if (reply is None) == (error is None):
+        fail("must hold exactly one of reply and error")
+    if error is not None:
+        if not isinstance(error, dict) or error.get("kind") not in _ERROR_KINDS.values() \
+                or not isinstance(error.get("message"), str):
+            fail(f"error must be {{kind: {' | '.join(_ERROR_KINDS.values())}, message: text}}")
+        return
+    if not isinstance(reply, dict) or not isinstance(reply.get("text"), str):
+        fail("reply must be an object with a text")
+    if reply.get("finish_reason") is not None and not isinstance(reply["finish_reason"], str):
+        fail("reply.finish_reason must be text or null")
+    if reply.get("usage") is not None and not isinstance(reply["usage"], dict):
+        fail("reply.usage must be an object or null")
+    for name in ("seconds", "attempts"):
+        value = reply.get(name, 0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            fail(f"reply.{name} must be a non-negative number")
+
+
+class RecordingChat:
+    """A ChatClient that passes each request to `inner` and records the exchange, reply or failure."""
+
+    def __init__(self, inner: ChatClient, recording: Recording, model: str, base_url: str | None):
+        self.inner = inner
+        self.recording = recording
+        self.model = model
+        self.base_url = base_url
+
+    def complete(self, messages: list[dict], schema: dict | None = None, schema_name: str = "answer") -> Reply:
+        exchange: dict[str, Any] = {
+            "version": VERSION, "index": None, "time": _stamp(utc_now(), compact=False), "model": self.model,
+            "base_url": self.base_url, "messages_sha256": messages_sha256(messages), "messages": messages,
+            "schema_name": schema_name, "structured": None, "reply": None, "error": None}
+        try:
+            reply = self.inner.complete(messages, schema, schema_name)
+        except tuple(_ERROR_KINDS) as exc:
+            exchange["error"] = {"kind": _error_kind(exc), "message": str(exc)}
+            self.recording.append(exchange)
+            raise
+        exchange["structured"] = reply.structured
+        exchange["reply"] = {"text": reply.text, "finish_reason": reply.finish_reason, "usage": reply.usage,
+                             "seconds": round(reply.seconds, 6), "attempts": reply.attempts}
+        self.recording.append(exchange)
+        return reply
+
+    def record_extra(self, **fields: Any) -> None:
+        """Attach the caller's fields (parsed proposals, validation errors, round, ...) to the last exchange."""
+        self.recording.update_last(**fields)
+
+
+def _error_kind(exc: Exception) -> str:
+    for cls, kind in _ERROR_KINDS.items():
+        if isinstance(exc, cls):
+            return kind
+    return "unavailable"  # pragma: no cover (complete() catches only the kinds above)
