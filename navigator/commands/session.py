@@ -199,9 +199,8 @@ def cmd_fill(args) -> int:
 def _strategy_ambient(args) -> dict:
     """What a strategy may use besides its flags: where to report, where to record."""
     from navigator.console import say_lines
-    from navigator.llm.recording import recording_path
 
-    return {"reporter": say_lines, "record": None if args.replay_llm else recording_path(_path(args))}
+    return {"reporter": say_lines, "record_beside": _path(args)}
 
 
 def _chooser(args):

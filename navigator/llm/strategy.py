@@ -13,9 +13,10 @@ The search, in the manner of LLM-guided autoscheduling:
    `beam` is kept, and each member with holes left is asked again, up to `iterations` times.
    Later questions carry feedback: the figures of the proposals evaluated so far.
 3. Holes the model was not asked about (beyond the iterations, or with one option) are taken by
-   the heuristic's rules; the beam's plans are then ranked by the cost model and the best
-   `confirm` of them simulated. The fastest simulated plan wins (or, with `--top`, the user
-   picks among the ranked plans).
+   the heuristic's rules; the beam's plans and the rules' own plan are then ranked by the cost
+   model and the best `--budget` of them (all, by default) simulated. The fastest simulated plan
+   wins (or, with `--top`, the user picks among the ranked plans), so the model's plan is taken
+   when it beats the rules, and the provenance says which won.
 
 When the model cannot be reached (timeouts, 429 or 5xx after the retries) or never gives a
 valid proposal for the first question, the heuristic fills the scope instead, and the plan
@@ -32,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from navigator.auto.base import Plan, PlannedStep, Scope, StrategyContext, StrategyError
 from navigator.auto.decisions import Candidate, realize
-from navigator.auto.scope import ScopeWalk, candidate_options
+from navigator.auto.scope import ScopeWalk
 from navigator.llm.answer import ANSWER_SCHEMA, SCHEMA_NAME, AnswerError, Proposal, parse_answer, validate
 
 if TYPE_CHECKING:
@@ -89,7 +90,9 @@ class Ranked:
 
     @property
     def rationale(self) -> str:
-        said = [p.rationale for p in self.branch.proposals if p.rationale]
+        if not self.branch.proposals:
+            return "the heuristic's rules, for comparison"
+        said = list(dict.fromkeys(p.rationale for p in self.branch.proposals if p.rationale))
         return " / ".join(said) if said else "(no rationale given)"
 
     @property
@@ -127,18 +130,27 @@ class LLMStrategy:
                  retries: int | None = None, rounds: int | None = None, iterations: int | None = None,
                  beam: int | None = None, budget: int | None = None, jobs: int | None = None,
                  engine: str = "local", scheduler: str | None = None, replay: str | None = None,
-                 record: str | Path | None = None, client: "ChatClient | None" = None,
+                 record_beside: str | Path | None = None, client: "ChatClient | None" = None,
                  chooser: Chooser | None = None, reporter: Reporter | None = None, verbose: bool = False,
                  environ: dict | None = None):
         from navigator.auto.simulation import check_budget
-        from navigator.llm.config import resolve_config
+        from navigator.llm.config import OPENAI_URL, resolve_config
 
-        self.config: "LLMConfig" = resolve_config(base_url=base_url, model=model, timeout=timeout, retries=retries,
-                                                  rounds=rounds, iterations=iterations, beam=beam, environ=environ,
-                                                  replaying=replay is not None)
+        recorded: dict = {}
+        self._replayed = None
+        if replay is not None:  # the endpoint and model come from the recording when not given
+            from navigator.llm.recording import load_recording
+
+            self._replayed = load_recording(replay)
+            recorded = self._replayed[0] if self._replayed else {}
+        self.config: "LLMConfig" = resolve_config(
+            base_url=base_url or (recorded.get("base_url") or OPENAI_URL if recorded else None),
+            model=model or recorded.get("model"), timeout=timeout, retries=retries, rounds=rounds,
+            iterations=iterations, beam=beam, environ=environ)
         self.budget = check_budget(budget)
         self.jobs, self.engine, self.scheduler = jobs, engine, scheduler
-        self.replay, self.record = replay, record
+        self.replay, self.record_beside = replay, record_beside
+        self.recording_path: Path | None = None
         self._client = client
         self.chooser, self.reporter, self.verbose = chooser, reporter, verbose
 
@@ -150,9 +162,14 @@ class LLMStrategy:
             from navigator.llm.recording import Recording, RecordingChat
             from navigator.llm.transport import OpenAIChat, ReplayChat
 
-            inner = ReplayChat.from_file(self.replay) if self.replay else OpenAIChat.from_config(self.config)
-            if self.record is not None:
-                inner = RecordingChat(inner, Recording(Path(self.record)), self.config.model, self.config.base_url)
+            if self._replayed is not None:
+                inner = ReplayChat(self._replayed, str(self.replay))
+            else:
+                inner = OpenAIChat.from_config(self.config)
+                if self.record_beside is not None:
+                    recording = Recording.beside(self.record_beside)
+                    self.recording_path = recording.path
+                    inner = RecordingChat(inner, recording, self.config.model, self.config.base_url)
             self._client = inner
         return self._client
 
@@ -186,7 +203,7 @@ class LLMStrategy:
             started = time.perf_counter()
             try:
                 reply = client.complete(prompt.messages, ANSWER_SCHEMA, SCHEMA_NAME)
-            except AnswerProblem as exc:
+            except AnswerProblem as exc:  # an empty answer: ask again
                 errors = [str(exc)]
                 tally.errors.extend(errors)
                 self._record(client, round_=round_, parsed=None, errors=errors)
@@ -244,11 +261,20 @@ class LLMStrategy:
                 raise StrategyError(f"there is no proposal {chosen + 1}: {len(ranked)} were ranked", where="--pick",
                                     fix=f"--pick 1 to {len(ranked)}")
         best = ranked[chosen]
+        if self.recording_path is not None:
+            self._say(f"llm: {tally.requests} exchange(s) recorded in {self.recording_path}")
         figures = self._figures(tally, best, ranked, chosen)
-        said = f"model {self.config.model}: {best.rationale}"
-        how = (f"; {best.branch.by_model} of {len(best.steps)} steps chosen by the model, the rest by the rules; "
-               + (f"simulated {best.simulated:,.0f} cycles" if best.simulated is not None
-                  else f"estimated {best.cost[0]:,.0f} cycles"))
+        if best.branch.by_model:
+            said = f"model {self.config.model}: {best.rationale}"
+        else:
+            others = [r for r in ranked if r.branch.by_model]
+            said = (f"the rules' plan: the model's {len(others)} plan(s) were slower"
+                    + (f" (its best: {others[0].simulated:,.0f} cycles simulated)"
+                       if others and others[0].simulated is not None else ""))
+        how = ((f"; {best.branch.by_model} of {len(best.steps)} steps chosen by the model, the rest by the rules"
+                if best.branch.by_model else "")
+               + (f"; simulated {best.simulated:,.0f} cycles" if best.simulated is not None
+                  else f"; estimated {best.cost[0]:,.0f} cycles"))
         return Plan(best.steps, said + how, cost_model_evaluations=search.scorer.evaluations + tally.valid,
                     simulator_evaluations=figures.pop("_simulated"), compared=figures)
 
@@ -282,7 +308,7 @@ class LLMStrategy:
     def _asked_holes(self, search: "Search", branch: Branch) -> tuple[int, ...]:
         walk = branch.walk
         menus = search.oracle.menus(walk.sketch)
-        choosing = [h for h in sorted(walk.pending) if len(candidate_options(menus.for_hole(h))) > 1]
+        choosing = [h for h in sorted(walk.pending) if len(menus.for_hole(h).options) > 1]
         return tuple(choosing[:MAX_ASKED])
 
     @staticmethod
@@ -291,10 +317,10 @@ class LLMStrategy:
         walk, steps = branch.walk, list(branch.steps)
         while True:
             menus = search.oracle.menus(walk.sketch)
-            single = next((h for h in sorted(walk.pending) if len(candidate_options(menus.for_hole(h))) == 1), None)
+            single = next((h for h in sorted(walk.pending) if len(menus.for_hole(h).options) == 1), None)
             if single is None:
                 break
-            option = candidate_options(menus.for_hole(single))[0]
+            option = menus.for_hole(single).options[0]
             steps.append(PlannedStep(single, option.id))
             walk = walk.take(search.oracle, option)
         return Branch(walk, tuple(steps), branch.proposals, branch.by_model)
@@ -339,9 +365,14 @@ class LLMStrategy:
         simulator (at most `--budget`, by default the beam's width)."""
         from navigator.auto.simulation import SimulatorEvaluator
 
-        ranked = []
-        for branch in beam:
+        ranked: list[Ranked] = []
+        seen: set = set()
+        # the rules' own plan competes too: the model's plans are taken when they are faster
+        for branch in [*beam, self._forced(search, Branch(search.start))]:
             candidate = realize(search.oracle, branch.walk, {}, search.policy)
+            if candidate.sketch in seen:
+                continue
+            seen.add(candidate.sketch)
             ranked.append(Ranked(branch, candidate, search.score(candidate)))
         ranked.sort(key=lambda r: r.cost)
         budget = self.budget if self.budget is not None else len(ranked)
