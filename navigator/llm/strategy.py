@@ -119,7 +119,14 @@ class Tally:
     completion_tokens: int = 0
     estimated_prompt_tokens: int = 0
     model_seconds: float = 0.0
+    simulation_seconds: float = 0.0
     iterations: int = 0
+    started: float = 0.0
+
+    @property
+    def loop_seconds(self) -> float:
+        """The strategy's own time so far: all but the model's answers and the simulations."""
+        return time.perf_counter() - self.started - self.model_seconds - self.simulation_seconds
 
 
 class LLMStrategy:
@@ -244,8 +251,10 @@ class LLMStrategy:
         from navigator.auto.search import Search
         from navigator.llm.transport import LLMUnavailable
 
+        started = time.perf_counter()
         search = Search(context, hole, scope, self.name)
         tally = Tally()
+        tally.started = started
         try:
             ranked = self._search(context, search, tally)
         except LLMUnavailable as exc:
@@ -296,11 +305,10 @@ class LLMStrategy:
                     asked_once = True
                     if not proposals:
                         return None
-                children.append(branch)  # the model may be wrong: keep where it stood
-                for proposal in proposals:
-                    child = self._take(search, branch, proposal, tally)
-                    if child is not None:
-                        children.append(self._forced(search, child))
+                grown = [self._take(search, branch, proposal, tally) for proposal in proposals]
+                grown = [self._forced(search, child) for child in grown if child is not None]
+                # a branch the model could not extend stays, for the rules to complete
+                children.extend(grown or [branch])
             beam = self._best_branches(search, children)
             feedback = self._feedback(search, beam)
         return self._rank(search, context, beam, tally)
@@ -378,6 +386,7 @@ class LLMStrategy:
         budget = self.budget if self.budget is not None else len(ranked)
         self._simulations = 0
         if context.evaluation is not None and budget > 0:
+            simulating = time.perf_counter()
             with SimulatorEvaluator(search.space, context.evaluation, budget=budget, engine=self.engine,
                                     jobs=self.jobs, scheduler=self.scheduler) as evaluator:
                 batch = ranked[:budget]
@@ -386,6 +395,7 @@ class LLMStrategy:
                     if result is not None and result.ok:
                         entry.simulated = result.cycles
                 self._simulations = evaluator.evaluations
+            tally.simulation_seconds += time.perf_counter() - simulating
         ranked.sort(key=lambda r: r.key)
         return ranked
 
@@ -395,7 +405,9 @@ class LLMStrategy:
                 "validation_errors": len(tally.errors), "prompt_tokens": tally.prompt_tokens,
                 "completion_tokens": tally.completion_tokens,
                 "estimated_prompt_tokens": tally.estimated_prompt_tokens,
-                "model_seconds": round(tally.model_seconds, 3), "plans_ranked": len(ranked),
+                "model_seconds": round(tally.model_seconds, 3),
+                "simulation_seconds": round(tally.simulation_seconds, 3),
+                "loop_seconds": round(tally.loop_seconds, 4), "plans_ranked": len(ranked),
                 "chosen_rank": chosen + 1, "steps_by_model": best.branch.by_model,
                 "best_cost_model_cycles": best.cost[0],
                 **({"best_simulated_cycles": best.simulated} if best.simulated is not None else {}),
