@@ -213,7 +213,8 @@ class LLMStrategy:
             except AnswerProblem as exc:  # an empty answer: ask again
                 errors = [str(exc)]
                 tally.errors.extend(errors)
-                self._record(client, round_=round_, parsed=None, errors=errors)
+                self._record(client, round=round_, iteration=tally.iterations, strategy=self.name, parsed=None,
+                             errors=errors)
                 continue
             finally:
                 tally.model_seconds += time.perf_counter() - started
@@ -230,7 +231,8 @@ class LLMStrategy:
                 valid = checked.proposals
                 errors = checked.errors
             tally.errors.extend(errors)
-            self._record(client, round_=round_, parsed=[p.to_json() for p in valid], errors=errors)
+            self._record(client, round=round_, iteration=tally.iterations, strategy=self.name,
+                         parsed=[p.to_json() for p in valid], errors=errors)
             if valid and not errors:
                 break
             if self.verbose and errors:
