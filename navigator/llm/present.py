@@ -42,7 +42,10 @@ def chooser(top: int, pick: int | None, show: Callable[[str], None], ask: Callab
             show("taking plan 1 (no terminal to ask: --pick N chooses another)")
             return 0
         while True:
-            answer = ask(f"take which plan? 1-{shown} (enter: 1, q: none) ").strip().lower()
+            try:
+                answer = ask(f"take which plan? 1-{shown} (enter: 1, q: none) ").strip().lower()
+            except EOFError:  # end of input: no answer is no plan
+                answer = "q"
             if answer in ("", "1"):
                 return 0
             if answer in ("q", "quit"):
