@@ -100,6 +100,16 @@ class Ranked:
         return (self.simulated if self.simulated is not None else float("inf"), *self.cost)
 
 
+@dataclass
+class Proposals:
+    """What a search gave: the ranked plans, or the fallback plan when the model could not help."""
+
+    ranked: list[Ranked]
+    search: "Search"
+    tally: Tally
+    fallback: Plan | None = None
+
+
 #: picks one of the ranked plans (index), shown the plans; None: take the best
 Chooser = Callable[[list[Ranked]], int]
 #: receives a line of progress or a note for the user
@@ -249,6 +259,17 @@ class LLMStrategy:
     # ---- the search
 
     def plan(self, context: StrategyContext, hole: int, scope: Scope) -> Plan:
+        proposals = self.propose(context, hole, scope)
+        if proposals.fallback is not None:
+            return proposals.fallback
+        chosen = 0
+        if self.chooser is not None and proposals.ranked:
+            chosen = self.chooser(proposals.ranked)
+        return self.plan_of(proposals, chosen)
+
+    def propose(self, context: StrategyContext, hole: int, scope: Scope) -> "Proposals":
+        """Ask, search and rank: the plans to choose from (best first), or the heuristic's plan
+        when the model could not be used (`fallback`)."""
         from navigator.auto.heuristic import HeuristicStrategy
         from navigator.auto.search import Search
         from navigator.llm.transport import LLMUnavailable
@@ -260,20 +281,24 @@ class LLMStrategy:
         try:
             ranked = self._search(context, search, tally)
         except LLMUnavailable as exc:
-            return self._fallback(HeuristicStrategy().plan(context, hole, scope), str(exc), tally)
+            return Proposals([], search, tally, self._fallback(HeuristicStrategy().plan(context, hole, scope),
+                                                               str(exc), tally))
         if ranked is None:
             last = tally.errors[-1] if tally.errors else "no proposal"
             reason = f"the model gave no valid proposal in {self.config.rounds} rounds (last: {last})"
-            return self._fallback(HeuristicStrategy().plan(context, hole, scope), reason, tally)
-        chosen = 0
-        if self.chooser is not None and len(ranked) > 0:
-            chosen = self.chooser(ranked)
-            if not 0 <= chosen < len(ranked):
-                raise StrategyError(f"there is no proposal {chosen + 1}: {len(ranked)} were ranked", where="--pick",
-                                    fix=f"--pick 1 to {len(ranked)}")
-        best = ranked[chosen]
+            return Proposals([], search, tally, self._fallback(HeuristicStrategy().plan(context, hole, scope),
+                                                               reason, tally))
         if self.recording_path is not None:
             self._say(f"llm: {tally.requests} exchange(s) recorded in {self.recording_path}")
+        return Proposals(ranked, search, tally)
+
+    def plan_of(self, proposals: "Proposals", chosen: int) -> Plan:
+        """The plan of ranked plan `chosen` (0: the best), with its rationale and figures."""
+        ranked, search, tally = proposals.ranked, proposals.search, proposals.tally
+        if not 0 <= chosen < len(ranked):
+            raise StrategyError(f"there is no plan {chosen + 1}: {len(ranked)} were ranked", where="--pick",
+                                fix=f"--pick 1 to {len(ranked)}")
+        best = ranked[chosen]
         figures = self._figures(tally, best, ranked, chosen)
         if best.branch.by_model:
             said = f"model {self.config.model}: {best.rationale}"
