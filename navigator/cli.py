@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "navigator.commands.session",
     "navigator.commands.batch",
     "navigator.commands.library",
+    "navigator.commands.tui",
 ]
 
 
@@ -76,6 +77,8 @@ def _apply_global_options(args) -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     _tolerant_streams()
+    if not argv:
+        argv = _bare_command()
     parser = build_parser()
     args = parser.parse_args(argv)
     from fuseflow.budget import set_progress_hook
@@ -110,6 +113,22 @@ def main(argv: list[str] | None = None) -> int:
         set_max_memory(None)
         switch_off(False)
         set_progress_hook(None)
+
+
+def _bare_command() -> list[str]:
+    """`navigator` alone: on a terminal the TUI, resuming the session here if there is one, else
+    on the GCN program with its built-in Cora-shaped graph; elsewhere the usage (exit 2)."""
+    from navigator.session_files import session_exists, session_path
+    from navigator.session_files.files import session_target
+    from navigator.tui.launch import DEFAULT_PROGRAM, is_terminal
+
+    if not is_terminal():
+        return []  # argparse prints the usage and exits 2
+    try:
+        resume = session_exists(session_target(session_path(None)))
+    except UserError:  # a bad $NAVIGATOR_SESSION: `navigator tui` names it
+        resume = True
+    return ["tui"] if resume else ["tui", DEFAULT_PROGRAM]
 
 
 def _tolerant_streams() -> None:

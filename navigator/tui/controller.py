@@ -77,6 +77,15 @@ class Evaluation:
         return self.unfused_cycles / self.cycles if self.unfused_cycles and self.cycles else None
 
 
+@dataclass
+class Planned:
+    """A strategy's plan and the sketch it was made on."""
+
+    strategy: Any
+    plan: Any
+    sketch: Any
+
+
 class Navigation:
     """One session, opened for the UI."""
 
@@ -158,14 +167,16 @@ class Navigation:
 
         rows = []
         library = self.workspace.space.library if not self.workspace.is_problem else self.session.library
-        for number, option in enumerate(self.menu(hole).options, 1):
+        options = self.menu(hole).options
+        shared = _shared_metadata(options)
+        for number, option in enumerate(options, 1):
             info = _info(library, option.function) if library is not None else {}
             count = option.count
             try:
                 value = float(count.to_json())
             except (TypeError, ValueError, OverflowError):
                 value = float("inf")
-            rows.append(OptionRow(number, option.id, option.function, _label(option), str(count), value,
+            rows.append(OptionRow(number, option.id, option.function, _label(option, shared), str(count), value,
                                   option.is_default, option.alias, str(info.get("title") or ""),
                                   str(info.get("description") or "")))
         return rows
@@ -230,6 +241,37 @@ class Navigation:
         return self._filled(lambda: fill(self.session, hole, chosen, Scope(scope), space=space,
                                          evaluation=evaluation))
 
+    def plan(self, hole: int, strategy: str, scope: str, **options: Any) -> "Planned":
+        """A planning strategy's plan for the scope, made on the current sketch without taking
+        it (a worker's job: `take` applies it if the sketch has not changed meanwhile)."""
+        from navigator.auto import Scope, get_strategy
+        from navigator.auto.base import StrategyContext
+
+        chosen = get_strategy(strategy, **options)
+        if not hasattr(chosen, "plan"):
+            raise UserError(f"{strategy} fills one step at a time", where="auto", fix="run it with `take_default`")
+        session = self.session
+        space, evaluation = self._space_and_evaluation()
+        sketch = session.sketch
+        context = StrategyContext(session, session.menus(), session.oracle.cost, space, evaluation, viewed=sketch)
+        return Planned(chosen, chosen.plan(context, hole, Scope(scope)), sketch)
+
+    def take(self, planned: "Planned") -> list["StepRecord"]:
+        """Apply a plan made by `plan` (or `accept`), if the sketch is still the one it was made on."""
+        from navigator.auto.driver import apply_plan
+
+        session = self.session
+        if session.sketch != planned.sketch:
+            raise UserError("the sketch changed while the strategy was planning; its plan was dropped",
+                            where="auto", fix="ask again")
+
+        def take():
+            with session.command() as records:
+                apply_plan(session, planned.strategy, planned.plan)
+            return records
+
+        return self._filled(take)
+
     def model(self, **options: Any) -> "LLMStrategy":
         """The `llm` strategy for this session (configured as `navigator fill --auto llm` is),
         recording beside the session file."""
@@ -237,29 +279,22 @@ class Navigation:
 
         return get_strategy("llm", ambient={"record_beside": self.workspace.path}, **options)
 
-    def propose(self, strategy: "LLMStrategy", hole: int, scope: str) -> "Proposals":
-        """The model's ranked plans for the scope (slow: a worker's job); nothing is taken."""
+    def propose(self, strategy: "LLMStrategy", hole: int, scope: str) -> tuple["Proposals", Any]:
+        """The model's ranked plans for the scope, and the sketch they were made on (slow: a
+        worker's job); nothing is taken."""
         from navigator.auto import Scope
         from navigator.auto.base import StrategyContext
 
         session = self.session
         space, evaluation = self._space_and_evaluation()
-        context = StrategyContext(session, session.menus(), session.oracle.cost, space, evaluation)
-        return strategy.propose(context, hole, Scope(scope))
+        sketch = session.sketch
+        context = StrategyContext(session, session.menus(), session.oracle.cost, space, evaluation, viewed=sketch)
+        return strategy.propose(context, hole, Scope(scope)), sketch
 
-    def accept(self, strategy: "LLMStrategy", proposals: "Proposals", index: int | None) -> list["StepRecord"]:
-        """Take ranked plan `index` (or the fallback plan when the model could not help)."""
-        from navigator.auto.driver import apply_plan
-
-        plan = proposals.fallback if proposals.fallback is not None else strategy.plan_of(proposals, index or 0)
-        session = self.session
-
-        def take():
-            with session.command() as records:
-                apply_plan(session, strategy, plan)
-            return records
-
-        return self._filled(take)
+    def accept(self, strategy: "LLMStrategy", proposals: "Proposals", sketch, index: int) -> list["StepRecord"]:
+        """Take ranked plan `index` (-1: the fallback plan, when the model could not help)."""
+        plan = proposals.fallback if index < 0 else strategy.plan_of(proposals, index)
+        return self.take(Planned(strategy, plan, sketch))
 
     def undo(self) -> list["StepRecord"]:
         return self._changed(self.session.undo_command)
@@ -346,8 +381,20 @@ class Navigation:
         return records
 
 
-def _label(option: "MenuOption") -> str:
-    metadata = {k: v for k, v in option.metadata_dict().items() if k not in ("program",)}
+def menu_context(menu: "HoleMenu") -> str:
+    """What every option of a menu shares (said once, above the options)."""
+    return ", ".join(f"{k}={v}" for k, v in sorted(_shared_metadata(menu.options).items()) if k != "program")
+
+
+def _shared_metadata(options) -> dict:
+    if len(options) < 2:
+        return {}
+    first = options[0].metadata_dict()
+    return {k: v for k, v in first.items() if all(o.metadata_dict().get(k) == v for o in options[1:])}
+
+
+def _label(option: "MenuOption", shared: dict | None = None) -> str:
+    metadata = {k: v for k, v in option.metadata_dict().items() if k != "program" and k not in (shared or {})}
     shown = ", ".join(f"{k}={v}" for k, v in metadata.items())
     return f"{option.function}{{{shown}}}" if shown else option.function
 

@@ -1,0 +1,28 @@
+"""Opening the TUI: `navigator` on a terminal, and `navigator tui PROGRAM`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+#: what bare `navigator` opens on a terminal when there is no session to resume
+DEFAULT_PROGRAM = "gcn"
+
+
+def run_tui(path: Path, spec=None) -> int:
+    """Open the session at `path` (or start one for `spec` there) and run the UI until q.
+
+    The UI holds the session's lock while it runs, so a CLI command that would change the
+    session meanwhile is told that it is open in the TUI; commands that only read it work."""
+    from navigator.session_files.files import session_lock, session_target
+    from navigator.tui.app import NavigatorApp
+    from navigator.tui.controller import Navigation
+
+    navigation, note = Navigation.open(path, spec)
+    with session_lock(session_target(navigation.workspace.path)):
+        NavigatorApp(navigation, note).run()
+    return 0
+
+
+def is_terminal() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
