@@ -357,7 +357,7 @@ class NavigatorApp(App):
     def _ask(self, strategy, hole: int) -> None:
         worker = get_current_worker()
         try:
-            proposals, sketch = self.navigation.propose(strategy, hole, "subtree")
+            proposals, sketch = self.navigation.propose(strategy, hole, "hole")
         except Exception as exc:  # noqa: BLE001
             self.call_from_thread(self._failed, "the model", exc)
             return

@@ -122,6 +122,11 @@ class ProposalsScreen(Dialog):
             yield OptionList(*[Option(f"take plan {number}", id=str(number - 1))
                                for number in range(1, len(ranked) + 1)], id="plans")
 
+    def on_mount(self) -> None:
+        plans = self.query_one("#plans", OptionList)
+        plans.highlighted = 0
+        plans.focus()
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(-1 if event.option.id == "fallback" else int(event.option.id))
 

@@ -1,0 +1,219 @@
+"""The TUI driven by keys alone (Textual's Pilot): gcn from ?0 to an exported schedule with one
+hole filled by `heuristic` and one by the model (served from 127.0.0.1), a Honeybee problem to
+completion, sessions moving between the CLI and the TUI, and errors shown, never raised."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from navigator.session_files import ProgramSpec
+from navigator.tui.app import NavigatorApp
+from navigator.tui.controller import Navigation
+from navigator.tui.screens import AutoDialog, ExportDialog, HelpScreen, ProposalsScreen
+from tests.llm.conftest import SECRET, files_holding, llm_server  # noqa: F401 (fixtures)
+from tests.llm.fake_model import best_answer
+from tests.llm.server import Behaviour
+
+ROOT = Path(__file__).resolve().parents[2]
+ENGINE_DATA = ROOT / "tests" / "engine" / "data"
+SESSION = Path(".navigator/session.json")
+SIZE = (100, 30)
+
+
+@pytest.fixture
+def here(tmp_path, monkeypatch):
+    """A working directory of its own, with no model configured and no user config read."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    for name in ("OPENAI_BASE_URL", "NAVIGATOR_LLM_MODEL", "NAVIGATOR_CONFIG", "OPENAI_API_KEY", "NAVIGATOR_SESSION"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+@pytest.fixture
+def model(llm_server, monkeypatch):  # noqa: F811
+    """A fake model on 127.0.0.1 that answers from the menus in the prompt, configured by environment."""
+    llm_server.responder = lambda request: Behaviour(content=best_answer(request))
+    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.url)
+    monkeypatch.setenv("NAVIGATOR_LLM_MODEL", "fake")
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    return llm_server
+
+
+def gcn_app(evaluate: bool = False) -> NavigatorApp:
+    navigation, note = Navigation.open(SESSION, ProgramSpec.from_user("gcn", None, {}, None))
+    return NavigatorApp(navigation, note, evaluate=evaluate)
+
+
+async def settle(pilot) -> None:
+    """Wait for the workers (hints, evaluation, strategies, the model) and the repaint."""
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+async def press(pilot, *keys: str) -> None:
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+def test_gcn_by_keys_to_an_exported_schedule(here, model):
+    async def scenario():
+        app = gcn_app()
+        async with app.run_test(size=SIZE) as pilot:
+            nav = app.navigation
+            await settle(pilot)
+            await press(pilot, "enter")                      # ?0: schedule
+            await press(pilot, "enter")                      # ?1: fuse region by region
+            hole = app.hole
+            await press(pilot, "l")                          # ask the model about the region hole
+            assert isinstance(app.screen, ProposalsScreen), app.screen
+            await press(pilot, "enter")                      # take its best plan
+            assert nav.session.steps[-1].by == "strategy:llm" or any(
+                s.by == "strategy:llm" for s in nav.session.steps)
+            assert not nav.session.sketch.has_hole(hole)
+            await press(pilot, "a")                          # auto: heuristic, this hole
+            assert isinstance(app.screen, AutoDialog)
+            await press(pilot, "enter")
+            assert any(s.by == "strategy:heuristic" for s in nav.session.steps)
+            for _ in range(200):                             # the rest by default
+                if nav.session.sketch.complete:
+                    break
+                await pilot.press("d")
+                await pilot.pause()
+            assert nav.session.sketch.complete
+            await press(pilot, "e")
+            assert isinstance(app.screen, ExportDialog)
+            await press(pilot, "enter")
+            await press(pilot, "q")
+        return app
+
+    app = run(scenario())
+    exported = here / "schedule.json"
+    assert exported.is_file() and (here / "schedule.py").is_file()
+    from fuseflow.bundled import resolve_program
+    from fuseflow.schedule import check_schedule, schedule_from_json
+
+    program = resolve_program("gcn", {})
+    from fuseflow.binding import bind
+
+    check_schedule(program, bind(program), schedule_from_json(program, json.loads(exported.read_text()), "x"))
+    # the session on disk is the TUI's, with every step's provenance
+    saved = json.loads((here / SESSION).read_text())
+    assert len(saved["steps"]) == len(app.navigation.session.steps)
+    assert files_holding(here, SECRET) == []
+
+
+def test_honeybee_problem_to_completion(here):
+    for name in ("sched.hb.toml", "sched.hblib.toml"):
+        shutil.copy(ENGINE_DATA / name, here / name)
+
+    async def scenario():
+        navigation, _ = Navigation.open(SESSION, ProgramSpec.from_user("sched.hb.toml", None, {}, "sched.hblib.toml"))
+        app = NavigatorApp(navigation)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            for _ in range(100):
+                if navigation.session.sketch.complete:
+                    break
+                await press(pilot, "enter")
+            assert navigation.session.sketch.complete
+            await press(pilot, "q")
+
+    run(scenario())
+
+
+def test_a_cli_session_resumes_in_the_tui_and_back(here, cli_in):
+    cli_in("start", "gcn")
+    cli_in("fill", "?0", "1")
+    cli_in("fill", "?1", "1")
+
+    async def tui_steps():
+        navigation, note = Navigation.open(SESSION)
+        assert note.startswith("resumed gcn")
+        app = NavigatorApp(navigation, note)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert len(navigation.session.steps) == 2
+            await press(pilot, "d", "d", "u", "r")
+            await press(pilot, "q")
+        return [(s.hole, s.option, s.by) for s in navigation.session.steps]
+
+    in_tui = run(tui_steps())
+    history = json.loads(cli_in("history", "--json"))["steps"]
+    assert [(s["hole"], s["option"], s["by"]) for s in history] == in_tui
+    cli_in("undo")
+    remaining = json.loads(cli_in("history", "--json"))["steps"]
+
+    async def reopened():
+        navigation, _ = Navigation.open(SESSION)
+        app = NavigatorApp(navigation)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await press(pilot, "q")
+        return [(s.hole, s.option, s.by) for s in navigation.session.steps]
+
+    assert run(reopened()) == [(s["hole"], s["option"], s["by"]) for s in remaining]
+
+
+def test_errors_are_notifications_not_crashes(here, llm_server):  # noqa: F811
+    async def scenario():
+        app = gcn_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await press(pilot, "l")                          # no model configured
+            assert any("no model is configured" in n.message for n in app._notifications)
+            await press(pilot, "u")                          # nothing to undo
+            await press(pilot, "question_mark")
+            assert isinstance(app.screen, HelpScreen)
+            await press(pilot, "escape")
+            await press(pilot, "slash", "z", "z", "z")       # a filter that matches nothing
+            assert app.query_one("#menu").row_count == 0
+            await press(pilot, "enter", "escape")
+            await press(pilot, "q")
+        return app
+
+    run(scenario())
+
+
+def test_an_unreachable_or_failing_model_is_shown(here, model):
+    model.responder = lambda request: Behaviour(status=401)
+
+    async def scenario():
+        app = gcn_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await press(pilot, "l")
+            assert any("OPENAI_API_KEY" in n.message for n in app._notifications)
+            assert not isinstance(app.screen, ProposalsScreen)
+            assert len(app.navigation.session.steps) == 0
+            await press(pilot, "q")
+
+    run(scenario())
+
+
+def test_works_at_80x24_and_without_colour(here, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    async def scenario():
+        app = gcn_app(evaluate=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            assert app.no_color
+            assert app.query_one("#menu").row_count == 2
+            await press(pilot, "enter", "enter")
+            assert "evaluating" not in str(app.query_one("#evaluation").render())
+            await press(pilot, "q")
+
+    run(scenario())
