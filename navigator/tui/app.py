@@ -26,6 +26,8 @@ from navigator.tui.screens import KEYS, AutoDialog, ConfirmDialog, ExportDialog,
 
 #: Textual's names of the keys that are punctuation
 _KEY_NAMES = {"?": "question_mark", "/": "slash"}
+#: what each kind of background work is called in the status line
+_BUSY = {"hints": "cost hints", "evaluation": "evaluating", "strategy": "strategy", "model": "asking the model"}
 #: menu sort orders, in the order `s` cycles through them
 SORTS = ("as listed", "by cost hint", "by count")
 BAR_WIDTH = 24
@@ -45,6 +47,7 @@ class NavigatorApp(App):
     #details { height: 1fr; border: round $secondary; padding: 0 1; overflow-y: auto; }
     #evaluation { height: auto; max-height: 9; border: round $secondary; padding: 0 1; }
     #status { height: 1; padding: 0 1; background: $boost; }
+    .undone { color: $text-muted; }
     """
     BINDINGS = [Binding(_KEY_NAMES.get(key, key), action.replace(" ", "_"), action, key_display=key,
                         show=key in ("d", "a", "l", "u", "r", "e", "/", "?", "q"))
@@ -121,7 +124,9 @@ class NavigatorApp(App):
         hole = f"?{self.hole} selected · " if self.hole is not None else ""
         sort = f" · sorted {SORTS[self.sort]}" if self.sort else ""
         shown = f" · filter '{self.filter_text}'" if self.filter_text else ""
-        self.query_one("#status", Static).update(plain(f"{hole}{nav.status()}{sort}{shown}{extra}"))
+        busy = sorted({_BUSY[w.group] for w in self.workers if w.group in _BUSY and not w.is_finished})
+        working = f" · working: {', '.join(busy)}… (x cancels)" if busy else ""
+        self.query_one("#status", Static).update(plain(f"{hole}{nav.status()}{sort}{shown}{working}{extra}"))
 
     def _show_sketch(self) -> None:
         tree = self.query_one("#sketch", Tree)
@@ -193,8 +198,14 @@ class NavigatorApp(App):
 
     def _show_history(self) -> None:
         history = self.query_one("#history", ListView)
-        history.clear()
+        items: list[ListItem] = []
+        last = 0
         for row in self.navigation.history():
+            if row.undone:
+                items.append(ListItem(Static(block(f"{row.number}. (undone) ?{row.hole} := {row.choice}  [{row.by}]"),
+                                             classes="undone"), name=str(row.number)))
+                continue
+            last = len(items)
             lines = [f"{row.number}. ?{row.hole} := {row.choice}  [{row.by}]"]
             if row.rationale:
                 lines.append(f"   why: {row.rationale}")
@@ -202,9 +213,11 @@ class NavigatorApp(App):
                 shown = ", ".join(f"{label} ({count})" for label, count in row.alternatives[:4])
                 more = len(row.alternatives) - 4
                 lines.append(f"   not taken: {shown}" + (f" and {more} more" if more > 0 else ""))
-            history.append(ListItem(Static(block("\n".join(lines))), name=str(row.number)))
-        if len(history):
-            history.index = len(history) - 1
+            items.append(ListItem(Static(block("\n".join(lines))), name=str(row.number)))
+        history.clear()
+        history.extend(items)
+        if items:
+            self.call_after_refresh(lambda: setattr(history, "index", last))
 
     # ---- events
 
@@ -237,17 +250,31 @@ class NavigatorApp(App):
     @on(ListView.Selected, "#history")
     def _history_selected(self, event: ListView.Selected) -> None:
         number = int(event.item.name)
-        later = len(self.navigation.session.steps) - number
-        if later <= 0:
-            self.notify(marked("that is the last step: nothing to undo"))
+        taken = len(self.navigation.session.steps)
+        if number == taken:
+            self.notify("that is the last step taken: nothing to undo or redo")
             return
+        question = (f"Undo the {taken - number} step(s) after step {number}? (redo brings them back)"
+                    if number < taken else f"Redo up to step {number} ({number - taken} step(s))?")
 
         def answer(yes: bool | None) -> None:
             if yes:
-                self._act(lambda: self.navigation.undo_to(number))
+                self._act(lambda: self.navigation.go_to(number))
 
-        self.push_screen(ConfirmDialog(f"Undo the {later} step(s) after step {number}? (redo brings them back)"),
-                         answer)
+        self.push_screen(ConfirmDialog(question), answer)
+
+    def on_worker_state_changed(self, event) -> None:
+        """Say what runs in the background (the interface never waits for it)."""
+        self._set_status()
+
+    def action_cancel(self) -> None:
+        """Cancel the running evaluation, strategy and model request (their results are dropped)."""
+        running = [w for w in self.workers if w.group in ("evaluation", "strategy", "model") and not w.is_finished]
+        for worker in running:
+            worker.cancel()
+        self.notify("cancelled: " + ", ".join(sorted({w.group for w in running})) if running else "nothing is running")
+        if any(w.group == "evaluation" for w in running):
+            self.query_one("#evaluation", Static).update(plain("evaluation cancelled (v: evaluate again)"))
 
     # ---- actions
 

@@ -56,6 +56,7 @@ class HistoryRow:
     rationale: str | None
     figures: str | None
     alternatives: tuple[tuple[str, str], ...]    # (label, count) of the options not taken
+    undone: bool = False                          # on the redo stack: `go_to` re-takes it
 
 
 @dataclass
@@ -216,6 +217,9 @@ class Navigation:
             rows.append(HistoryRow(number, record.hole, record.option, record.by, record.rationale,
                                    _figures_text(record.figures) if record.figures else None,
                                    tuple((label, count_text(o)) for o, label in zip(alternatives, labels))))
+        for number, record in enumerate(session.redo_steps, len(session.steps) + 1):
+            rows.append(HistoryRow(number, record.hole, record.option, record.by, record.rationale, None, (),
+                                   undone=True))
         return rows
 
     # ---- actions (each saves the session)
@@ -308,6 +312,16 @@ class Navigation:
         if not 0 <= number <= len(session.steps):
             raise UserError(f"there is no step {number}", where="history", fix=f"steps are 1 to {len(session.steps)}")
         return self._changed(lambda: [session.undo() for _ in range(len(session.steps) - number)])
+
+    def go_to(self, number: int) -> list["StepRecord"]:
+        """Undo or redo until step `number` is the last one taken (0: before the first)."""
+        session = self.session
+        reachable = len(session.steps) + len(session.redo_steps)
+        if not 0 <= number <= reachable:
+            raise UserError(f"there is no step {number}", where="history", fix=f"steps are 0 to {reachable}")
+        if number <= len(session.steps):
+            return self.undo_to(number)
+        return self._changed(lambda: [session.redo() for _ in range(number - len(session.steps))])
 
     def evaluate(self, *, cancelled: Callable[[], bool] = lambda: False) -> Evaluation:
         """Simulate the sketch, its open holes at their defaults, and the unfused defaults."""

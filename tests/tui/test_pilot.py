@@ -217,3 +217,30 @@ def test_works_at_80x24_and_without_colour(here, monkeypatch):
             await press(pilot, "q")
 
     run(scenario())
+
+
+def test_history_undoes_and_redoes_to_any_step(here):
+    async def scenario():
+        app = gcn_app()
+        async with app.run_test(size=SIZE) as pilot:
+            nav = app.navigation
+            await settle(pilot)
+            await press(pilot, "enter", "enter", "d", "d")
+            taken = len(nav.session.steps)
+            assert taken >= 4
+            await press(pilot, "h")                          # the history, at its last step
+            history = app.query_one("#history")
+            assert history.has_focus and history.index == taken - 1
+            history.index = 0                                # step 1
+            await press(pilot, "enter", "y")
+            assert len(nav.session.steps) == 1 and len(nav.session.redo_steps) == taken - 1
+            history.focus()
+            history.index = len(history) - 1                 # the last undone step: redo everything
+            await press(pilot, "enter", "y")
+            assert len(nav.session.steps) == taken and not nav.session.redo_steps
+            await press(pilot, "v", "x")                     # evaluate, then cancel it
+            assert any(n.message.startswith("cancelled") or n.message == "nothing is running"
+                       for n in app._notifications)
+            await press(pilot, "q")
+
+    run(scenario())
