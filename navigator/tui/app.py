@@ -139,8 +139,10 @@ class NavigatorApp(App):
                 parent = groups.get(row.group)
                 if parent is None:
                     parent = groups[row.group] = tree.root.add(plain(f"region {row.group}"), expand=True)
-            label = f"▶ {row.label}" if row.hole is not None else row.label
-            node = parent.add_leaf(plain(label), data=row.hole)
+            label = plain(f"▶ {row.label}") if row.hole is not None else plain(row.label)
+            if row.hole is not None:
+                label.stylize("bold reverse" if row.hole == self.hole else "bold")
+            node = parent.add_leaf(label, data=row.hole)
             if row.hole is not None and row.hole == self.hole:
                 tree.select_node(node)
         tree.root.set_label(plain(f"sketch ({len(self.navigation.open_holes())} open)"))
@@ -279,11 +281,12 @@ class NavigatorApp(App):
     # ---- actions
 
     def _act(self, action) -> bool:
-        """Run a quick action; a user error becomes a notification, never a crash."""
+        """Run a quick action; any failure becomes a notification, never a crash."""
         try:
             action()
-        except UserError as exc:
-            self.notify(marked(str(exc)), severity="error", timeout=8)
+        except Exception as exc:  # noqa: BLE001 - a user error, or a file that cannot be written
+            self._failed("", exc)
+            self.refresh_all()
             return False
         self.refresh_all()
         return True
@@ -366,7 +369,7 @@ class NavigatorApp(App):
 
     def _failed(self, what: str, exc: Exception) -> None:
         text = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
-        self.notify(marked(f"{what}: {text}"), severity="error", timeout=10)
+        self.notify(marked(f"{what}: {text}" if what else text), severity="error", timeout=10)
 
     def action_model(self) -> None:
         if self.hole is None:
@@ -466,3 +469,22 @@ class NavigatorApp(App):
             cursor = self.query_one("#menu", DataTable).cursor_row
             self._show_menu()
             self.query_one("#menu", DataTable).move_cursor(row=cursor)
+
+
+class OpeningFailed(App):
+    """What the TUI shows when the session cannot be opened: the error and its fix, until q."""
+
+    BINDINGS = [Binding("q", "quit", "quit"), Binding("escape", "quit", "quit", show=False),
+                Binding("ctrl+c", "quit", "quit", show=False, priority=True)]
+    CSS = "#error { border: round $error; padding: 1 2; margin: 2 4; height: auto; }"
+
+    def __init__(self, message: str):
+        super().__init__()
+        self.message = message
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        error = Static(block(self.message), id="error")
+        error.border_title = "cannot open the session"
+        yield error
+        yield Footer()

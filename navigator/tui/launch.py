@@ -14,12 +14,20 @@ def run_tui(path: Path, spec=None) -> int:
 
     The UI holds the session's lock while it runs, so a CLI command that would change the
     session meanwhile is told that it is open in the TUI; commands that only read it work."""
+    from contextlib import ExitStack
+
+    from fuseflow.errors import UserError
     from navigator.session_files.files import session_lock, session_target
-    from navigator.tui.app import NavigatorApp
+    from navigator.tui.app import NavigatorApp, OpeningFailed
     from navigator.tui.controller import Navigation
 
-    navigation, note = Navigation.open(path, spec)
-    with session_lock(session_target(navigation.workspace.path)):
+    with ExitStack() as held:
+        try:
+            navigation, note = Navigation.open(path, spec)
+            held.enter_context(session_lock(session_target(navigation.workspace.path)))
+        except UserError as exc:  # shown in the interface, then the usual one line and exit 2
+            OpeningFailed(str(exc)).run()
+            raise
         NavigatorApp(navigation, note).run()
     return 0
 

@@ -79,3 +79,13 @@ def test_without_a_terminal_it_is_a_usage_error(tmp_path):
                          cwd=tmp_path, env=clean_env(), stdin=subprocess.DEVNULL)
     assert tui.returncode == 2 and "navigator: error: tui: the terminal UI needs a terminal" in tui.stderr
     assert "Traceback" not in bare.stderr + tui.stderr
+
+
+def test_a_corrupted_session_is_shown_in_the_interface_then_exit_2(tmp_path):
+    session = tmp_path / ".navigator" / "session.json"
+    session.parent.mkdir()
+    session.write_text('{"format": "navigator-session", "steps": [', encoding="utf-8")
+    code, output = run_in_terminal(["tui"], tmp_path, b"q", wait_for=b"cannot open the session")
+    assert code == 2
+    assert all(sequence in output for sequence in RESTORED)
+    assert b"navigator: error:" in output and b"Traceback" not in output
