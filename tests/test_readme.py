@@ -92,5 +92,7 @@ def test_the_two_commands_are_what_ci_runs():
             elif command == "pip install .":                 # CI installs `.` as the wheel pip builds of it
                 assert any(c.startswith("pip wheel") and c.endswith(" .") for c in ci)
                 assert any(c.startswith("pip install") and c.endswith(".whl") for c in ci)
+            elif command == "navigator":                      # on a terminal: CI runs it in a pseudo-terminal
+                assert any(c.endswith(".ci/terminal\" navigator") for c in ci), sorted(ci)
             else:
                 assert command in ci, (command, sorted(ci))
