@@ -361,6 +361,7 @@ def _check_outputs(args, session: Path) -> None:
     import os
 
     from navigator.session_files.files import lock_path
+    from navigator.session_files.lock_owner import owner_path
     from navigator.session_files.text import check_path_text
 
     def same(a, b) -> bool:
@@ -375,7 +376,8 @@ def _check_outputs(args, session: Path) -> None:
                                                    ("--notebook", args.notebook_out)) if path]
     for option, path in outputs:
         check_path_text(path, option)
-        for kept, what in ((session, "the session file"), (lock_path(session), "the session's lock file")):
+        for kept, what in ((session, "the session file"), (lock_path(session), "the session's lock file"),
+                           (owner_path(lock_path(session)), "the record of who holds the session's lock")):
             if same(path, kept):
                 raise UserError(f"{path} is {what}", where=option,
                                 fix="choose another path for the export; the session must not be overwritten")

@@ -5,6 +5,8 @@
         workspace.session.apply_default()
         workspace.save()
     workspace = open_workspace(path)               # read only, no lock
+    with hold_session(path):                       # the TUI: the session's writer while it runs
+        ...
 
 The session's `context` records the program spec (a bundled name or an absolute path), the
 data file, the dimension overrides, the library, content hashes of the program, library,
@@ -13,14 +15,14 @@ Opening a session recomputes them and names whatever changed or was edited.
 """
 
 from navigator.session_files.choice import ChoiceError, parse_hole, resolve_option
-from navigator.session_files.files import (DEFAULT_SESSION, SESSION_ENV, session_exists, session_lock, session_path,
-                                      session_target)
+from navigator.session_files.files import (DEFAULT_SESSION, SESSION_ENV, hold_session, session_exists, session_lock,
+                                      session_path, session_target)
 from navigator.session_files.spec import ProgramSpec, LoadedProgram
 from navigator.session_files.workspace import (Workspace, create_workspace, locked_workspace, open_workspace,
                                           read_context_spec)
 
 __all__ = [
     "ChoiceError", "DEFAULT_SESSION", "LoadedProgram", "ProgramSpec", "SESSION_ENV", "Workspace",
-    "create_workspace", "locked_workspace", "open_workspace", "parse_hole", "read_context_spec",
+    "create_workspace", "hold_session", "locked_workspace", "open_workspace", "parse_hole", "read_context_spec",
     "resolve_option", "session_exists", "session_lock", "session_path", "session_target",
 ]

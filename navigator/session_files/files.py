@@ -13,19 +13,26 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 from fuseflow.files import ensure_folder, os_error, output_path
 from navigator.session import SessionError
+from navigator.session_files import lock_owner
 from navigator.session_files.text import check_path_text
 
 SESSION_ENV = "NAVIGATOR_SESSION"
 DEFAULT_SESSION = Path(".navigator") / "session.json"
 #: seconds a command waits for another one to finish with the same session
 LOCK_TIMEOUT = 60.0
+#: seconds between two looks at who holds a busy lock
+_POLL = 0.25
 _WHAT = "a navigator session file"
+#: per thread, how many times each lock file (by absolute path) is held
+_held_here = threading.local()
 
 
 def session_path(explicit: str | os.PathLike | None = None) -> Path:
@@ -69,30 +76,81 @@ def lock_path(path: Path) -> Path:
 
 
 @contextmanager
-def session_lock(path: Path, timeout: float | None = None) -> Iterator[None]:
+def session_lock(path: Path, timeout: float | None = None, *, holder: str | None = None,
+                 interactive: bool = False) -> Iterator[None]:
     """Hold `<session>.lock` (an OS file lock, released even if the process dies).
 
     `path` must be the session's target (see `session_target`), so every way of naming
-    the session leads to the same lock file.
+    the session leads to the same lock file. The holder records who it is beside the lock
+    (`holder`, by default `navigator <command>`; `interactive` for the TUI, which keeps it
+    while it runs), so a command that finds the lock busy names it, and gives up at once
+    when it is an interactive holder (navigator.session_files.lock_owner). A thread that
+    already holds the lock takes it again at no cost: the TUI can call what commands call.
     """
-    from filelock import FileLock, Timeout
-
-    timeout = LOCK_TIMEOUT if timeout is None else timeout
     lock_file = lock_path(path)
+    key = os.path.abspath(lock_file)
+    held = _held_here.__dict__.setdefault("counts", {})
+    if held.get(key):
+        held[key] += 1
+        try:
+            yield
+        finally:
+            held[key] -= 1
+        return
+    timeout = LOCK_TIMEOUT if timeout is None else timeout
     ensure_folder(path.parent, SessionError)
-    lock = FileLock(str(lock_file))
+    lock = _acquire(lock_file, timeout)
+    owner = lock_owner.this_process(holder or lock_owner.default_holder(),
+                                    lock_owner.INTERACTIVE if interactive else lock_owner.COMMAND)
+    held[key] = 1
     try:
-        lock.acquire(timeout=timeout)
-    except Timeout:
-        raise SessionError(f"another navigator command has held the session lock for {timeout:.0f} s",
-                           where=str(lock_file),
-                           fix="wait for it to finish; the lock frees itself when that process exits") from None
-    except OSError as exc:
-        raise _lock_error(exc, lock_file) from None
-    try:
+        lock_owner.write_owner(lock_file, owner)
         yield
     finally:
+        held.pop(key, None)
+        lock_owner.remove_owner(lock_file, owner)  # before the lock goes: a record never outlives its hold
         lock.release()
+
+
+@contextmanager
+def hold_session(path: str | os.PathLike, holder: str = "navigator tui") -> Iterator[Path]:
+    """Hold a session's lock as an interactive writer (the TUI) until the block ends, even by
+    an exception; yields the session's target. Gives up at once when another interactive
+    holder has it, after LOCK_TIMEOUT when a command does not finish."""
+    target = session_target(path)
+    session_exists(target)  # no lock file beside a directory or a device
+    with session_lock(target, holder=holder, interactive=True):
+        yield target
+
+
+def _acquire(lock_file: Path, timeout: float):
+    """The acquired FileLock, waiting in short steps so that a holder that turns out to be
+    interactive (or becomes one while we wait) ends the wait at once."""
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(str(lock_file))
+    deadline = time.monotonic() + timeout
+    wait = 0.0  # a first attempt that does not wait, then steps of _POLL
+    while True:
+        try:
+            lock.acquire(timeout=wait)
+            return lock
+        except Timeout:
+            pass
+        except OSError as exc:
+            raise _lock_error(exc, lock_file) from None
+        owner = lock_owner.live_owner(lock_file)
+        if owner is not None and owner.interactive:
+            raise SessionError(f"the session is open in {owner.describe()}", where=str(lock_file),
+                               fix="quit it (q) to let other commands change the session, "
+                                   "or use --session FILE for another one")
+        left = deadline - time.monotonic()
+        if left <= 0:
+            held_by = f": held by {owner.describe()}" if owner is not None else ""
+            raise SessionError(f"another navigator command has held the session lock for {timeout:.0f} s{held_by}",
+                               where=str(lock_file),
+                               fix="wait for it to finish; the lock frees itself when that process exits")
+        wait = min(_POLL, left)
 
 
 def _lock_error(exc: OSError, lock_file: Path) -> SessionError:
