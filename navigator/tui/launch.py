@@ -17,14 +17,14 @@ def run_tui(path: Path, spec=None) -> int:
     from contextlib import ExitStack
 
     from fuseflow.errors import UserError
-    from navigator.session_files.files import session_lock, session_target
+    from navigator.session_files.files import hold_session
     from navigator.tui.app import NavigatorApp, OpeningFailed
     from navigator.tui.controller import Navigation
 
     with ExitStack() as held:
         try:
             navigation, note = Navigation.open(path, spec)
-            held.enter_context(session_lock(session_target(navigation.workspace.path)))
+            held.enter_context(hold_session(navigation.workspace.path))
         except UserError as exc:  # shown in the interface, then the usual one line and exit 2
             OpeningFailed(str(exc)).run()
             raise

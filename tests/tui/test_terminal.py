@@ -18,8 +18,10 @@ from tests.cli.conftest import clean_env
 RESTORED = (b"\x1b[?1049l", b"\x1b[?25h")
 
 
-def run_in_terminal(args: list[str], cwd, keys: bytes, wait_for: bytes = b"Menu", timeout: float = 60.0):
-    """Run navigator under a pty until `wait_for` shows, send `keys`, and return (exit code, output)."""
+def run_in_terminal(args: list[str], cwd, keys: bytes, wait_for: bytes = b"Menu", timeout: float = 60.0,
+                    during=None):
+    """Run navigator under a pty until `wait_for` shows, call `during()`, send `keys`, and return
+    (exit code, output)."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: the CLI in a terminal of 100x30
         os.chdir(cwd)
@@ -42,6 +44,8 @@ def run_in_terminal(args: list[str], cwd, keys: bytes, wait_for: bytes = b"Menu"
                 output += chunk
             if not sent and wait_for in output:
                 time.sleep(0.5)  # let the first paint finish
+                if during is not None:
+                    during()
                 os.write(fd, keys)
                 sent = True
             finished, status = os.waitpid(pid, os.WNOHANG)
@@ -89,3 +93,21 @@ def test_a_corrupted_session_is_shown_in_the_interface_then_exit_2(tmp_path):
     assert code == 2
     assert all(sequence in output for sequence in RESTORED)
     assert b"navigator: error:" in output and b"Traceback" not in output
+
+
+def test_while_the_tui_runs_other_writers_are_told_who_holds_the_session(tmp_path):
+    seen = {}
+
+    def other_commands():
+        def navigator(*args):
+            return subprocess.run([sys.executable, "-m", "navigator", *args], capture_output=True, text=True,
+                                  cwd=tmp_path, env=clean_env(), timeout=30)
+
+        seen["fill"] = navigator("fill", "?0", "1")
+        seen["show"] = navigator("show")
+
+    code, _ = run_in_terminal(["tui", "gcn"], tmp_path, b"q", during=other_commands)
+    assert code == 0
+    fill = seen["fill"]
+    assert fill.returncode == 2 and "the session is open in navigator tui (pid" in fill.stderr, fill.stderr
+    assert seen["show"].returncode == 0  # reading commands still work
