@@ -16,7 +16,8 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, ListItem, ListView, Static, Tree
+from textual.widgets import DataTable, Footer, Header, Input, OptionList, Static, Tree
+from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from fuseflow.errors import UserError, one_line
@@ -47,7 +48,6 @@ class NavigatorApp(App):
     #details { height: 1fr; border: round $secondary; padding: 0 1; overflow-y: auto; }
     #evaluation { height: auto; max-height: 9; border: round $secondary; padding: 0 1; }
     #status { height: 1; padding: 0 1; background: $boost; }
-    .undone { color: $text-muted; }
     """
     BINDINGS = [Binding(_KEY_NAMES.get(key, key), action.replace(" ", "_"), action, key_display=key,
                         show=key in ("d", "a", "l", "u", "r", "e", "/", "?", "q"))
@@ -76,7 +76,7 @@ class NavigatorApp(App):
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield Tree("sketch", id="sketch")
-                yield ListView(id="history")
+                yield OptionList(id="history")
             with Vertical(id="right"):
                 yield Input(placeholder="filter the menu (escape clears)", id="filter")
                 yield DataTable(id="menu", cursor_type="row", zebra_stripes=True)
@@ -87,7 +87,7 @@ class NavigatorApp(App):
 
     def on_mount(self) -> None:
         self.query_one("#sketch", Tree).border_title = "Sketch"
-        self.query_one("#history", ListView).border_title = "History (enter: undo to here)"
+        self.query_one("#history", OptionList).border_title = "History (enter: undo to here)"
         self.query_one("#details", Static).border_title = "Details"
         self.query_one("#evaluation", Static).border_title = "Evaluation"
         table = self.query_one("#menu", DataTable)
@@ -199,15 +199,16 @@ class NavigatorApp(App):
         details.update(block(self.navigation.details(self.hole, option_id)))
 
     def _show_history(self) -> None:
-        history = self.query_one("#history", ListView)
-        items: list[ListItem] = []
+        history = self.query_one("#history", OptionList)
+        options: list[Option] = []
         last = 0
         for row in self.navigation.history():
             if row.undone:
-                items.append(ListItem(Static(block(f"{row.number}. (undone) ?{row.hole} := {row.choice}  [{row.by}]"),
-                                             classes="undone"), name=str(row.number)))
+                text = block(f"{row.number}. (undone) ?{row.hole} := {row.choice}  [{row.by}]")
+                text.stylize("dim")
+                options.append(Option(text, id=str(row.number)))
                 continue
-            last = len(items)
+            last = len(options)
             lines = [f"{row.number}. ?{row.hole} := {row.choice}  [{row.by}]"]
             if row.rationale:
                 lines.append(f"   why: {row.rationale}")
@@ -215,11 +216,11 @@ class NavigatorApp(App):
                 shown = ", ".join(f"{label} ({count})" for label, count in row.alternatives[:4])
                 more = len(row.alternatives) - 4
                 lines.append(f"   not taken: {shown}" + (f" and {more} more" if more > 0 else ""))
-            items.append(ListItem(Static(block("\n".join(lines))), name=str(row.number)))
-        history.clear()
-        history.extend(items)
-        if items:
-            self.call_after_refresh(lambda: setattr(history, "index", last))
+            options.append(Option(block("\n".join(lines)), id=str(row.number)))
+        history.clear_options()
+        history.add_options(options)
+        if options:
+            history.highlighted = last
 
     # ---- events
 
@@ -249,9 +250,9 @@ class NavigatorApp(App):
     def _filter_done(self, event: Input.Submitted) -> None:
         self.query_one("#menu", DataTable).focus()
 
-    @on(ListView.Selected, "#history")
-    def _history_selected(self, event: ListView.Selected) -> None:
-        number = int(event.item.name)
+    @on(OptionList.OptionSelected, "#history")
+    def _history_selected(self, event: OptionList.OptionSelected) -> None:
+        number = int(event.option.id)
         taken = len(self.navigation.session.steps)
         if number == taken:
             self.notify("that is the last step taken: nothing to undo or redo")
@@ -329,7 +330,7 @@ class NavigatorApp(App):
         self._set_status()
 
     def action_history(self) -> None:
-        self.query_one("#history", ListView).focus()
+        self.query_one("#history", OptionList).focus()
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

@@ -226,12 +226,12 @@ def test_history_undoes_and_redoes_to_any_step(here):
             assert taken >= 4
             await press(pilot, "h")                          # the history, at its last step
             history = app.query_one("#history")
-            assert history.has_focus and history.index == taken - 1
-            history.index = 0                                # step 1
+            assert history.has_focus and history.highlighted == taken - 1
+            history.highlighted = 0                          # step 1
             await press(pilot, "enter", "y")
             assert len(nav.session.steps) == 1 and len(nav.session.redo_steps) == taken - 1
             history.focus()
-            history.index = len(history) - 1                 # the last undone step: redo everything
+            history.highlighted = history.option_count - 1   # the last undone step: redo everything
             await press(pilot, "enter", "y")
             assert len(nav.session.steps) == taken and not nav.session.redo_steps
             await press(pilot, "v", "x")                     # evaluate, then cancel it
