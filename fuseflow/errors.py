@@ -6,6 +6,8 @@ The CLI turns a UserError into a one-line message on stderr and exit code 2.
 
 from __future__ import annotations
 
+import re
+
 
 class UserError(Exception):
     """A problem in user input: a file, a name, a schedule or a command line."""
@@ -30,12 +32,16 @@ def show_value(value, limit: int = 60) -> str:
 
 
 _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: the characters `_is_control` names, as one pattern
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def one_line(text: str) -> str:
     """`text` safe to print as one terminal line: every control character (C0, DEL, C1, and
     the Unicode line and paragraph separators) becomes a visible escape, so a name taken from
     a user's file can neither break the line nor send escape sequences to the terminal."""
+    if _CONTROL.search(text) is None:  # the common case, without a loop over the characters
+        return text
     return "".join(_NAMED_ESCAPES.get(c, f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
                    if _is_control(c) else c for c in text)
 

@@ -67,6 +67,7 @@ class NavigatorApp(App):
         self.hints: dict[str, Any] = {}
         self.hints_for: tuple | None = None
         self.hints_pending: tuple | None = None
+        self._history_shown: tuple[list, list] = ([], [])
         self.sub_title = one_line(navigation.title)
 
     # ---- layout
@@ -217,8 +218,16 @@ class NavigatorApp(App):
                 more = len(row.alternatives) - 4
                 lines.append(f"   not taken: {shown}" + (f" and {more} more" if more > 0 else ""))
             options.append(Option(block("\n".join(lines)), id=str(row.number)))
-        history.clear_options()
-        history.add_options(options)
+        rows = [option.id for option in options], [str(option.prompt) for option in options]
+        shown_ids, shown_texts = self._history_shown
+        same = 0  # the options already shown as they are (a step taken only appends)
+        while same < min(len(shown_ids), len(rows[0])) and shown_texts[same] == rows[1][same]:
+            same += 1
+        if same < len(shown_ids):
+            history.clear_options()
+            same = 0
+        history.add_options(options[same:])
+        self._history_shown = rows
         if options:
             history.highlighted = last
 
