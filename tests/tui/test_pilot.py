@@ -240,3 +240,27 @@ def test_history_undoes_and_redoes_to_any_step(here):
             await press(pilot, "q")
 
     run(scenario())
+
+
+def test_every_key_is_in_the_command_palette(here):
+    from navigator.tui.screens import KEYS
+
+    async def scenario():
+        app = gcn_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            titles = [command.title for command in app.get_system_commands(app.screen)]
+            for key, action, _ in KEYS:
+                if key != "tab":
+                    assert any(title.lower().startswith(action) for title in titles), (key, titles)
+            await press(pilot, "enter")                     # one step, then undo it from the palette
+            assert len(app.navigation.session.steps) == 1
+            await press(pilot, "ctrl+p")
+            for character in "Undo (u)":
+                await pilot.press(character if character != " " else "space")
+            await settle(pilot)
+            await press(pilot, "enter")
+            assert len(app.navigation.session.steps) == 0
+            await press(pilot, "q")
+
+    run(scenario())
