@@ -38,8 +38,8 @@ class NavigatorApp(App):
     TITLE = "Navigator"
     CSS = """
     #main { height: 1fr; }
-    #left { width: 2fr; min-width: 30; }
-    #right { width: 3fr; }
+    #left { width: 1fr; min-width: 30; }
+    #right { width: 2fr; }
     #sketch { height: 2fr; border: round $primary; }
     #history { height: 1fr; border: round $primary; }
     #menu { height: 2fr; border: round $primary; }
@@ -92,7 +92,8 @@ class NavigatorApp(App):
         self.query_one("#details", Static).border_title = "Details"
         self.query_one("#evaluation", Static).border_title = "Evaluation"
         table = self.query_one("#menu", DataTable)
-        table.add_columns("#", "option", "completions", "", "best est. cycles")
+        # the short columns first: labels and counts can be long, and the hint must stay in view at 80 columns
+        table.add_columns("#", "", "est. cycles", "option", "completions")
         if self.note:
             self.notify(marked(self.note), title="Navigator")
         self.refresh_all()
@@ -186,7 +187,7 @@ class NavigatorApp(App):
             hint = self.hints.get(row.id)
             hint_text = (f"~{hint.cycles:.3g}" + ("" if hint.exact else " (bound)")) if hint is not None else \
                 ("-" if ready else "computing…")
-            table.add_row(plain(row.number), plain(row.label), plain(row.count), plain(mark), plain(hint_text),
+            table.add_row(plain(row.number), plain(mark), plain(hint_text), plain(row.label), plain(row.count),
                           key=row.id)
         self._show_details()
 

@@ -408,7 +408,9 @@ def _shared_metadata(options) -> dict:
 
 
 def _label(option: "MenuOption", shared: dict | None = None) -> str:
-    metadata = {k: v for k, v in option.metadata_dict().items() if k != "program" and k not in (shared or {})}
+    # is_default is said by the menu's default mark
+    metadata = {k: v for k, v in option.metadata_dict().items()
+                if k not in ("program", "is_default") and k not in (shared or {})}
     shown = ", ".join(f"{k}={v}" for k, v in metadata.items())
     return f"{option.function}{{{shown}}}" if shown else option.function
 

@@ -64,6 +64,9 @@ class AutoDialog(Dialog):
     """Pick a strategy and a scope; dismissed with (strategy, scope) or None."""
 
     STRATEGIES = ("heuristic", "beam", "anneal", "exhaustive", "default")
+    # a binding consumes the key (a key_enter handler let it go on to the menu, which chose its
+    # highlighted option as well); priority: the radio sets bind enter themselves
+    BINDINGS = [Binding("enter", "run", "run", priority=True)]
 
     def __init__(self, hole: int):
         super().__init__()
@@ -89,9 +92,6 @@ class AutoDialog(Dialog):
             self.action_run()
         else:
             self.dismiss(None)
-
-    def key_enter(self) -> None:
-        self.action_run()
 
     def action_run(self) -> None:
         strategy = self.query_one("#strategy", RadioSet).pressed_index

@@ -1,0 +1,64 @@
+"""The TUI in the states the snapshot tests, docs/tui.svg and benchmarks/tui_latency.py show.
+
+Everything here runs in the current directory, with the session at the relative path
+`.navigator/session.json`, so the title (which shows the session's path) is the same on every
+machine. The states are reached through the controller (`Navigation`), the keys of interest
+are pressed by the caller; `settle` waits until every worker is done and the screen repainted.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Sequence
+
+from rich.console import Console
+
+from navigator.session_files import ProgramSpec
+from navigator.tui.app import NavigatorApp
+from navigator.tui.controller import Navigation
+
+SESSION = Path(".navigator/session.json")
+#: the menu positions (1-based, as the menu numbers them) that lead gcn to a region of all six
+#: ops, whose order hole has 6! = 120 legal orders
+GCN_LONG_ORDER_MENU = (1, 1, 6)
+
+
+def navigation(program: str = "gcn", picks: Sequence[int] = ()) -> Navigation:
+    """A new session for `program` at SESSION, the first open hole filled with option number
+    `pick` for each of `picks` (as a user pressing enter on that row would)."""
+    nav, _ = Navigation.open(SESSION, ProgramSpec.from_user(program, None, {}, None))
+    for pick in picks:
+        hole = nav.open_holes()[0]
+        nav.choose(hole, nav.options(hole)[pick - 1].id)
+    return nav
+
+
+def app(program: str = "gcn", picks: Sequence[int] = (), *, evaluate: bool = True) -> NavigatorApp:
+    """The app on a new session for `program` (see `navigation`), with the start note when no
+    step was taken (as `navigator tui PROGRAM` shows it)."""
+    if not picks:
+        nav, note = Navigation.open(SESSION, ProgramSpec.from_user(program, None, {}, None))
+        return NavigatorApp(nav, note, evaluate=evaluate)
+    return NavigatorApp(navigation(program, picks), evaluate=evaluate)
+
+
+async def settle(pilot) -> None:
+    """Wait until no worker runs (a worker's result can start another: hints after a choice)
+    and the screen is repainted."""
+    app = pilot.app
+    for _ in range(20):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(worker.is_running for worker in app.workers):
+            break
+    await pilot.pause()
+
+
+def screen_text(app: NavigatorApp) -> str:
+    """The screen as plain text (what export_screenshot draws, without the styles)."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, record=True,
+                      legacy_windows=False, safe_box=False)
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    return console.export_text()
