@@ -146,7 +146,7 @@ class NavigatorApp(App):
                 label.stylize("bold reverse" if row.hole == self.hole else "bold")
             node = parent.add_leaf(label, data=row.hole)
             if row.hole is not None and row.hole == self.hole:
-                tree.select_node(node)
+                tree.move_cursor(node)
         tree.root.set_label(plain(f"sketch ({len(self.navigation.open_holes())} open)"))
 
     def _rows(self):

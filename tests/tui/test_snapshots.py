@@ -107,9 +107,9 @@ def test_long_order_menu_filtered(snap_compare):
 
 
 def test_model_proposals(snap_compare, model):
-    """The fake model's ranked plans for gcn's first region, each simulated."""
+    """The fake model's ranked plans for gcn's first region hole (the holes beneath at their defaults), each simulated."""
     state = app("gcn", (1, 1))
-    expect = ("The model's plans", "take plan 1", "simulated 1,389,893 cycles")
+    expect = ("The model's plans", "take plan 1", "simulated 66,563,493 cycles")
     assert snap_compare(state, terminal_size=SIZE, run_before=after("l", expect=expect))
     assert model.chat_requests
 
