@@ -27,6 +27,8 @@ from navigator.tui.screens import KEYS, AutoDialog, ConfirmDialog, ExportDialog,
 
 #: Textual's names of the keys that are punctuation
 _KEY_NAMES = {"?": "question_mark", "/": "slash"}
+#: menu rows drawn at most (a region may offer thousands of orders: `/` and `s` find the rest)
+MENU_ROWS = 300
 #: what each kind of background work is called in the status line
 _BUSY = {"hints": "cost hints", "evaluation": "evaluating", "strategy": "strategy", "model": "asking the model"}
 #: menu sort orders, in the order `s` cycles through them
@@ -180,9 +182,11 @@ class NavigatorApp(App):
         ready = self.hints_for == key
         rows = self._rows()
         shared = menu_context(menu)
+        shown = (f"{len(rows)} of {len(menu.options)} shown" if len(rows) <= MENU_ROWS
+                 else f"first {MENU_ROWS} of {len(rows)} matching; / filters")
         table.border_title = marked(f"Menu ?{self.hole} : {menu.type}" + (f" [{shared}]" if shared else "")
-                                     + f"  ({len(rows)} of {len(menu.options)} shown)")
-        for row in rows:
+                                     + f"  ({shown})")
+        for row in rows[:MENU_ROWS]:
             mark = "default" if row.default else ("shortcut" if row.shortcut else "")
             hint = self.hints.get(row.id)
             hint_text = (f"~{hint.cycles:.3g}" + ("" if hint.exact else " (bound)")) if hint is not None else \

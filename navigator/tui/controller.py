@@ -92,6 +92,7 @@ class Navigation:
 
     def __init__(self, workspace: "Workspace"):
         self.workspace = workspace
+        self._options_of: tuple = (None, [])
 
     # ---- opening
 
@@ -164,6 +165,14 @@ class Navigation:
         return self.session.menus().for_hole(hole)
 
     def options(self, hole: int) -> list[OptionRow]:
+        """The menu's rows (memoized per sketch: a region may offer thousands of orders, and the
+        screen asks again at every key)."""
+        key = (hole, self.session.sketch)
+        if self._options_of[0] != key:
+            self._options_of = (key, self._option_rows(hole))
+        return list(self._options_of[1])
+
+    def _option_rows(self, hole: int) -> list[OptionRow]:
         from navigator.session_files.views import _info  # the library's title and description
 
         rows = []

@@ -264,3 +264,28 @@ def test_every_key_is_in_the_command_palette(here):
             await press(pilot, "q")
 
     run(scenario())
+
+
+def test_a_menu_of_thousands_of_orders_draws_a_page_and_filters(here):
+    async def scenario():
+        navigation, _ = Navigation.open(SESSION, ProgramSpec.from_user("graphsage", None, {}, None))
+        navigation.choose(0, navigation.options(0)[0].id)
+        largest = next(o for o in navigation.options(1) if o.function == "largest_fusion")
+        navigation.choose(1, largest.id)
+        while len(navigation.menu(navigation.open_holes()[0]).options) < 1000:
+            navigation.take_default(navigation.open_holes()[0])
+        offered = len(navigation.menu(navigation.open_holes()[0]).options)
+        app = NavigatorApp(navigation)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            table = app.query_one("#menu")
+            assert table.row_count == 300 and f"first 300 of {offered} matching" in str(table.border_title)
+            await press(pilot, "slash", *"order=i")          # orders whose outer loop is i
+            title = str(table.border_title)
+            matching = int(title.split(" of ")[1].split()[0]) if "matching" in title else table.row_count
+            assert 0 < matching < offered and table.row_count == min(300, matching), title
+            await press(pilot, "escape", "s")                 # back to all, sorted by cost hint
+            assert table.row_count == 300
+            await press(pilot, "q")
+
+    run(scenario())
