@@ -18,6 +18,7 @@ raises (or lowers) the base.
 from __future__ import annotations
 
 import os
+import threading
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -47,26 +48,33 @@ class WorkBudget:
     """Rows left for the current operation. `left` is read and decremented directly by the
     solver's loops (an attribute, so generated code pays one subtraction per loop)."""
 
-    __slots__ = ("limit", "left", "where", "_depth")
+    __slots__ = ("limit", "left", "where", "_depths")
 
     def __init__(self, limit: int | None = None, where: str | None = None):
         self.limit = max_work() if limit is None else limit
         self.left = self.limit
         #: the library, for messages
         self.where = where
-        self._depth = 0
+        #: nesting per thread (the TUI asks for menus while a worker plans): a depth shared by
+        #: threads could race and stay above 0, and the budget would then never be renewed
+        self._depths: dict[int, int] = {}
 
     @contextmanager
     def operation(self) -> Iterator["WorkBudget"]:
-        """The outermost `with budget.operation()` starts with the whole limit; nested ones
-        share it."""
-        if self._depth == 0:
+        """A thread's outermost `with budget.operation()` starts with the whole limit; nested
+        ones share it."""
+        thread = threading.get_ident()
+        depth = self._depths.get(thread, 0)
+        if depth == 0:
             self.left = self.limit
-        self._depth += 1
+        self._depths[thread] = depth + 1
         try:
             yield self
         finally:
-            self._depth -= 1
+            if depth == 0:
+                del self._depths[thread]
+            else:
+                self._depths[thread] = depth
 
     def spend(self, rows: int, function: str) -> None:
         self.left -= rows
