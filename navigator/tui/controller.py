@@ -365,10 +365,9 @@ class Navigation:
 
         if not json_path and not python_path:
             raise UserError("nothing to write", where="export", fix="give a path for the JSON or the Python program")
-        if self.workspace.is_problem:
-            raise UserError("exporting a Honeybee problem is done by `navigator export`", where="export",
-                            fix="quit (q) and run navigator export --json F")
         copy = open_workspace(self.workspace.path)  # a copy: defaults taken for the export stay out of the session
+        if copy.is_problem:
+            return _export_problem(copy, json_path, python_path, fill_defaults)
         result = complete_schedule(copy.space, copy.session, partial=fill_defaults)
         written = []
         if json_path:
@@ -414,6 +413,29 @@ def _shared_metadata(options) -> dict:
         return {}
     first = options[0].metadata_dict()
     return {k: v for k, v in first.items() if all(o.metadata_dict().get(k) == v for o in options[1:])}
+
+
+def _export_problem(copy: "Workspace", json_path: str | None, python_path: str | None, fill_defaults: bool) -> list[str]:
+    """A Honeybee problem's expression in Honeybee's JSON form, and the program its library's
+    code assembles (never run), as `navigator export` writes them."""
+    from fuseflow.files import write_text_atomic
+    from navigator.codegen import has_code, python_program
+    from navigator.commands.common import json_text
+    from navigator.export import complete_expression
+
+    library = copy.space.library
+    if python_path and not has_code(library):
+        raise UserError("the library has no code to assemble (no [[Preamble]] and no info.code)", where="export",
+                        fix="leave the Python path empty and export the expression's JSON")
+    expression, _ = complete_expression(copy.space, copy.session, partial=fill_defaults)
+    written = []
+    if json_path:
+        write_text_atomic(json_path, json_text(expression) + "\n")
+        written.append(json_path)
+    if python_path:
+        write_text_atomic(python_path, python_program(library, expression))
+        written.append(python_path)
+    return written
 
 
 def _label(option: "MenuOption", shared: dict | None = None) -> str:

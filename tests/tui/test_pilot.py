@@ -125,9 +125,15 @@ def test_honeybee_problem_to_completion(here):
                     break
                 await press(pilot, "enter")
             assert navigation.session.sketch.complete
+            assert navigation.export("expression.json", None, False) == ["expression.json"]
             await press(pilot, "q")
 
     run(scenario())
+    from navigator.cli import main
+
+    exported = json.loads((here / "expression.json").read_text())
+    assert main(["export", "--json", "cli.json"]) == 0  # the same expression as the CLI exports
+    assert json.loads((here / "cli.json").read_text()) == exported
 
 
 def test_a_cli_session_resumes_in_the_tui_and_back(here, cli_in):
