@@ -165,11 +165,9 @@ def _seed(context: "StrategyContext") -> int | None:
 
 
 def _hints(context: "StrategyContext", menus: list["HoleMenu"]) -> Mapping[tuple[int, str], "CostHint | None"]:
-    from navigator.synth import Menus
-
     if context.space is None or not menus:
         return {}
-    return context.space.hints(context.sketch, Menus(tuple(menus), context.menus.total, context.menus.blocked))
+    return context.space.hints(context.sketch, context.menus.only(menu.hole for menu in menus))
 
 
 # ---------------------------------------------------------------- a Honeybee problem

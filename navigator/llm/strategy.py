@@ -130,6 +130,7 @@ class Tally:
     estimated_prompt_tokens: int = 0
     model_seconds: float = 0.0
     simulation_seconds: float = 0.0
+    simulations: int = 0
     iterations: int = 0
     started: float = 0.0
 
@@ -280,14 +281,14 @@ class LLMStrategy:
         tally.started = started
         try:
             ranked = self._search(context, search, tally)
+            reason = None if ranked is not None else (
+                f"the model gave no valid proposal in {self.config.rounds} rounds "
+                f"(last: {tally.errors[-1] if tally.errors else 'no proposal'})")
         except LLMUnavailable as exc:
-            return Proposals([], search, tally, self._fallback(HeuristicStrategy().plan(context, hole, scope),
-                                                               str(exc), tally))
+            ranked, reason = None, str(exc)
         if ranked is None:
-            last = tally.errors[-1] if tally.errors else "no proposal"
-            reason = f"the model gave no valid proposal in {self.config.rounds} rounds (last: {last})"
-            return Proposals([], search, tally, self._fallback(HeuristicStrategy().plan(context, hole, scope),
-                                                               reason, tally))
+            fallback = self._fallback(HeuristicStrategy().plan(context, hole, scope), reason, tally)
+            return Proposals([], search, tally, fallback)
         if self.recording_path is not None:
             self._say(f"llm: {tally.requests} exchange(s) recorded in {self.recording_path}")
         return Proposals(ranked, search, tally)
@@ -312,26 +313,24 @@ class LLMStrategy:
                + (f"; simulated {best.simulated:,.0f} cycles" if best.simulated is not None
                   else f"; estimated {best.cost[0]:,.0f} cycles"))
         return Plan(best.steps, said + how, cost_model_evaluations=search.scorer.evaluations + tally.valid,
-                    simulator_evaluations=figures.pop("_simulated"), compared=figures)
+                    simulator_evaluations=tally.simulations, compared=figures)
 
     def _search(self, context: StrategyContext, search: "Search", tally: Tally) -> list[Ranked] | None:
-        beam = [Branch(search.start)]
-        beam[0] = self._forced(search, beam[0])
+        beam = [self._forced(search, Branch(search.start))]
         feedback: str | None = None
-        asked_once = False
         for iteration in range(1, self.config.iterations + 1):
-            open_branches = [b for b in beam if self._asked_holes(search, b)]
-            if not open_branches:
+            asking = [(branch, self._asked_holes(search, branch)) for branch in beam]
+            if not any(holes for _, holes in asking):
                 break
             tally.iterations = iteration
-            children: list[Branch] = [b for b in beam if b not in open_branches]
-            for branch in open_branches:
-                holes = self._asked_holes(search, branch)
+            children: list[Branch] = [branch for branch, holes in asking if not holes]
+            for branch, holes in asking:
+                if not holes:
+                    continue
+                first = tally.questions == 0
                 proposals = self.ask(context.at(branch.walk.sketch), holes, feedback, tally)
-                if not asked_once:
-                    asked_once = True
-                    if not proposals:
-                        return None
+                if first and not proposals:
+                    return None
                 grown = [self._take(search, branch, proposal, tally) for proposal in proposals]
                 grown = [self._forced(search, child) for child in grown if child is not None]
                 # a branch the model could not extend stays, for the rules to complete
@@ -411,7 +410,6 @@ class LLMStrategy:
             ranked.append(Ranked(branch, candidate, search.score(candidate)))
         ranked.sort(key=lambda r: r.cost)
         budget = self.budget if self.budget is not None else len(ranked)
-        self._simulations = 0
         if context.evaluation is not None and budget > 0:
             simulating = time.perf_counter()
             with SimulatorEvaluator(search.space, context.evaluation, budget=budget, engine=self.engine,
@@ -421,7 +419,7 @@ class LLMStrategy:
                 for entry, result in zip(batch, results):
                     if result is not None and result.ok:
                         entry.simulated = result.cycles
-                self._simulations = evaluator.evaluations
+                tally.simulations = evaluator.evaluations
             tally.simulation_seconds += time.perf_counter() - simulating
         ranked.sort(key=lambda r: r.key)
         return ranked
@@ -437,8 +435,7 @@ class LLMStrategy:
                 "loop_seconds": round(tally.loop_seconds, 4), "plans_ranked": len(ranked),
                 "chosen_rank": chosen + 1, "steps_by_model": best.branch.by_model,
                 "best_cost_model_cycles": best.cost[0],
-                **({"best_simulated_cycles": best.simulated} if best.simulated is not None else {}),
-                "_simulated": getattr(self, "_simulations", 0)}
+                **({"best_simulated_cycles": best.simulated} if best.simulated is not None else {})}
 
     def _fallback(self, plan: Plan, reason: str, tally: Tally) -> Plan:
         self._say(f"llm: {reason}; the heuristic filled the scope instead")

@@ -77,7 +77,7 @@ def menu_hints(workspace: Workspace, menus: Menus, shown: Iterable[HoleMenu]) ->
     hints = getattr(workspace.space, "hints", None)
     if hints is None or workspace.is_problem:
         return {}
-    return hints(workspace.session.sketch, Menus(tuple(shown), menus.total, menus.blocked))
+    return hints(workspace.session.sketch, menus.only(menu.hole for menu in shown))
 
 
 def _hint_text(hint: CostHint | None) -> str:

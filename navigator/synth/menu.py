@@ -9,7 +9,7 @@ and the CLI can refer to it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from navigator.lang.formula import Value, format_value, same_value
 from navigator.synth.count import Count
@@ -163,6 +163,11 @@ class Menus:
         if menu is None:
             raise KeyError(f"?{hole} is not an open hole")
         return menu
+
+    def only(self, holes: Iterable[int]) -> "Menus":
+        """The menus of `holes` alone, with the same total and blocked reason: what a view or a
+        prompt shows, so that work per menu (cost hints) is done for those only."""
+        return Menus(tuple(self.for_hole(hole) for hole in sorted(set(holes))), self.total, self.blocked)
 
     def option(self, hole: int, option_id_: str) -> MenuOption | None:
         menu = self._menu(hole)

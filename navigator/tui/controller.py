@@ -103,18 +103,15 @@ class Navigation:
         from navigator.session_files.files import session_target
 
         target = session_target(path)
-        if session_exists(target) and spec is None:
+        if session_exists(target):
             workspace = open_workspace(target)
+            if spec is not None and workspace.spec.describe() != spec.describe():
+                raise UserError(f"a session for {workspace.spec.describe()} already exists here", where=str(target),
+                                fix="open it with `navigator tui`, or give --session FILE for a new one")
             return cls(workspace), f"resumed {workspace.spec.describe()} from {workspace.path}"
         if spec is None:
             raise UserError("no session to resume here", where=str(target),
                             fix="give a program: navigator tui gcn (or navigator start PROGRAM first)")
-        if session_exists(target):
-            workspace = open_workspace(target)
-            if workspace.spec.describe() != spec.describe():
-                raise UserError(f"a session for {workspace.spec.describe()} already exists here", where=str(target),
-                                fix="open it with `navigator tui`, or give --session FILE for a new one")
-            return cls(workspace), f"resumed {workspace.spec.describe()} from {workspace.path}"
         workspace = create_workspace(target, spec)
         return cls(workspace), f"started {spec.describe()} in {workspace.path}"
 
@@ -195,9 +192,8 @@ class Navigation:
         """Each option's cost hint (slow on large programs: run it in a worker)."""
         if self.workspace.is_problem:
             return {}
-        menus = self.session.menus()
-        found = self.workspace.space.hints(self.session.sketch, menus)
-        return {option_id: hint for (at, option_id), hint in found.items() if at == hole}
+        found = self.workspace.space.hints(self.session.sketch, self.session.menus().only([hole]))
+        return {option_id: hint for (_, option_id), hint in found.items()}
 
     def details(self, hole: int, option_id: str) -> str:
         """What an option means: the library's words, and for a region's choice the region's ops,
@@ -244,15 +240,6 @@ class Navigation:
         from navigator.auto import Scope, fill, get_strategy
 
         return self._filled(lambda: fill(self.session, hole, get_strategy("default"), Scope.HOLE))
-
-    def auto(self, hole: int, strategy: str, scope: str, **options: Any) -> list["StepRecord"]:
-        """Fill with a strategy (`scope`: hole, subtree or all), as `navigator fill --auto`."""
-        from navigator.auto import Scope, fill, get_strategy
-
-        chosen = get_strategy(strategy, **options)
-        space, evaluation = self._space_and_evaluation()
-        return self._filled(lambda: fill(self.session, hole, chosen, Scope(scope), space=space,
-                                         evaluation=evaluation))
 
     def plan(self, hole: int, strategy: str, scope: str, **options: Any) -> "Planned":
         """A planning strategy's plan for the scope, made on the current sketch without taking

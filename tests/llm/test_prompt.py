@@ -19,6 +19,7 @@ from navigator.llm import describe, prompt as prompt_module
 from navigator.llm.prompt import build_prompt, option_ids
 from navigator.session import Session
 from navigator.space import ScheduleSpace
+from tests.navigator.space_helpers import prefill_randomly
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent / "golden"
@@ -104,11 +105,7 @@ def test_messages_and_the_token_estimate():
 def test_every_id_resolves_to_an_offered_option(name, data):
     space = space_of(name, tuple(SMALL[name].items()))
     session = Session(space.library, space.facts, oracle=space.oracle)
-    for _ in range(data.draw(st.integers(0, 12), label="pre-filled")):
-        if session.complete:
-            break
-        menu = data.draw(st.sampled_from(session.menus().holes), label="hole")
-        session.apply(menu.hole, data.draw(st.sampled_from(menu.options), label="option").id)
+    prefill_randomly(session, data)
     if session.complete:
         return
     open_holes = [h.id for h in session.sketch.holes()]

@@ -88,3 +88,14 @@ def in_region(sketch, hole_menu, rid):
 
 def region_id_of(ops):
     return region_id(ops)
+
+
+def prefill_randomly(session, data, most: int = 12) -> None:
+    """Take up to `most` random offered steps (hypothesis `data` draws the holes and options)."""
+    from hypothesis import strategies as st
+
+    for _ in range(data.draw(st.integers(0, most), label="pre-filled")):
+        if session.complete:
+            break
+        menu = data.draw(st.sampled_from(session.menus().holes), label="hole")
+        session.apply(menu.hole, data.draw(st.sampled_from(menu.options), label="option").id)

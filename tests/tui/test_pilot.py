@@ -15,35 +15,13 @@ from navigator.session_files import ProgramSpec
 from navigator.tui.app import NavigatorApp
 from navigator.tui.controller import Navigation
 from navigator.tui.screens import AutoDialog, ExportDialog, HelpScreen, ProposalsScreen
-from tests.llm.conftest import SECRET, files_holding, llm_server  # noqa: F401 (fixtures)
-from tests.llm.fake_model import best_answer
+from tests.llm.conftest import SECRET, files_holding
 from tests.llm.server import Behaviour
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINE_DATA = ROOT / "tests" / "engine" / "data"
 SESSION = Path(".navigator/session.json")
 SIZE = (100, 30)
-
-
-@pytest.fixture
-def here(tmp_path, monkeypatch):
-    """A working directory of its own, with no model configured and no user config read."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    for name in ("OPENAI_BASE_URL", "NAVIGATOR_LLM_MODEL", "NAVIGATOR_CONFIG", "OPENAI_API_KEY", "NAVIGATOR_SESSION"):
-        monkeypatch.delenv(name, raising=False)
-    return tmp_path
-
-
-@pytest.fixture
-def model(llm_server, monkeypatch):  # noqa: F811
-    """A fake model on 127.0.0.1 that answers from the menus in the prompt, configured by environment."""
-    llm_server.responder = lambda request: Behaviour(content=best_answer(request))
-    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.url)
-    monkeypatch.setenv("NAVIGATOR_LLM_MODEL", "fake")
-    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    return llm_server
 
 
 def gcn_app(evaluate: bool = False) -> NavigatorApp:

@@ -16,38 +16,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.llm.conftest import SECRET, llm_server  # noqa: F401 (fixture)
-from tests.llm.fake_model import best_answer
-from tests.llm.server import Behaviour
 from tests.tui.apps import GCN_LONG_ORDER_MENU, app, screen_text, settle
+
+pytestmark = pytest.mark.usefixtures("here")
 
 SIZE = (100, 30)
 SMALL = (80, 24)
 #: keys that fill every hole with the heuristic: a (auto), heuristic is the first strategy;
 #: tab to the scopes, down twice and space picks "all", enter runs
 HEURISTIC_ALL = ("a", "tab", "down", "down", "space", "enter")
-
-
-@pytest.fixture(autouse=True)
-def here(tmp_path, monkeypatch):
-    """A working directory of its own, colours on, no model configured, no user config read."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", "config")  # relative: the error that names it is the same everywhere
-    for name in ("OPENAI_BASE_URL", "NAVIGATOR_LLM_MODEL", "NAVIGATOR_CONFIG", "OPENAI_API_KEY",
-                 "NAVIGATOR_SESSION", "NO_COLOR"):
-        monkeypatch.delenv(name, raising=False)
-    return tmp_path
-
-
-@pytest.fixture
-def model(llm_server, monkeypatch):  # noqa: F811
-    """A deterministic fake model on 127.0.0.1, configured by environment as a user would."""
-    llm_server.responder = lambda request: Behaviour(content=best_answer(request))
-    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.url)
-    monkeypatch.setenv("NAVIGATOR_LLM_MODEL", "fake")
-    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    return llm_server
 
 
 def starting_app():

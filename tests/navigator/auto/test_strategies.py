@@ -19,7 +19,7 @@ from navigator.auto.scope import complete_for_scoring
 from navigator.auto.scoring import CostModelScorer
 from navigator.session import Session
 from navigator.space import ScheduleSpace
-from tests.navigator.space_helpers import menu_completions
+from tests.navigator.space_helpers import menu_completions, prefill_randomly
 
 SMALL = {"spmm": {"N": 2, "J": 2}, "sddmm": {"N": 2, "K": 2}, "gcn": {"N": 1, "F": 1, "H": 1, "C": 1}}
 STRATEGIES = ("default", "heuristic", "exhaustive", "beam", "anneal")
@@ -147,11 +147,7 @@ def test_random_sessions_every_strategy(tmp_path_factory, name, strategy, scope,
     the steps taken before are untouched, and the provenance survives save, load and replay."""
     space = space_of(name)
     session = new_session(space)
-    for _ in range(data.draw(st.integers(0, 12), label="pre-filled")):
-        if session.complete:
-            break
-        menu = data.draw(st.sampled_from(session.menus().holes), label="hole")
-        session.apply(menu.hole, data.draw(st.sampled_from(menu.options), label="option").id)
+    prefill_randomly(session, data)
     if session.complete:
         return
     before_steps, before_sketch = session.steps, session.sketch
