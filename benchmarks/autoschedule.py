@@ -7,7 +7,7 @@ Scope.ALL) and the schedule it chose is simulated once more here, with the numer
   simulated cycles and whether the check passed, simulator and cost-model evaluations (the
   step's figures), wall time of the `fill` call (`heuristic` and `default`: best of 3, the
   first run pays for imports), `gap` = cycles / optimum - 1, and the speedup over the
-  `unfused` and `fully_fused` baselines (simulator.baselines, parallel) = baseline / cycles;
+  `unfused` and `fully_fused` baselines (navigator.evaluation.baselines, parallel) = baseline / cycles;
 * the optimum: when the space holds at most `--exhaustive-limit` schedules (100,000), every
   distinct complete schedule is simulated ("exhaustive"). Otherwise a long anneal
   (`--long-budget` simulations, `--long-steps` cost-model moves, `--seed`) runs, and the
@@ -124,7 +124,7 @@ def datasets_dir() -> Path:
 
 
 def spec_of(case: Case, scratch: Path):
-    from navigator.session_files.spec import ProgramSpec
+    from navigator.workspace.spec import ProgramSpec
 
     if case.data_file is not None:
         path = datasets_dir() / case.data_file
@@ -149,7 +149,7 @@ def progress(message: str) -> None:
 
 
 def checked(spec, inputs, schedule) -> dict[str, Any]:
-    from navigator.batch.evaluation import EvalConfig, simulate
+    from navigator.evaluation.tasks import EvalConfig, simulate
 
     with stopwatch() as elapsed:
         report = simulate(inputs, schedule, EvalConfig(spec, check=True))
@@ -162,8 +162,8 @@ def run_strategy(spec, space, inputs, name: str, options: dict[str, Any], repeat
     """Fill a fresh session with the strategy (fastest of `repeat` runs counts), then simulate
     the schedule it chose with the check."""
     from navigator.auto import Scope, fill, get_strategy
-    from navigator.batch.evaluation import EvalConfig
-    from navigator.session import Session
+    from navigator.evaluation.tasks import EvalConfig
+    from navigator.navigation.session import Session
 
     walls = []
     for _ in range(repeat):
@@ -226,7 +226,7 @@ def distinct_completions(space, limit: int):
 
 def exhaustive(spec, space, inputs, jobs: int | None, limit: int) -> dict[str, Any]:
     from navigator.auto.simulation import SimulatorEvaluator
-    from navigator.batch.evaluation import EvalConfig
+    from navigator.evaluation.tasks import EvalConfig
 
     sketches = distinct_completions(space, limit)
     progress(f"  exhaustive: simulating {len(sketches)} distinct schedules")
@@ -287,8 +287,8 @@ def strategy_options(name: str, args) -> dict[str, Any]:
 
 
 def run_case(case: Case, args, scratch: Path) -> dict[str, Any]:
-    from navigator.batch.evaluation import load_inputs
-    from simulator.baselines import compare_baselines
+    from navigator.evaluation.tasks import load_inputs
+    from navigator.evaluation.baselines import compare_baselines
 
     with stopwatch() as loading:
         spec = spec_of(case, scratch)

@@ -37,8 +37,8 @@ TARGET_SPEEDUP = 1.6
 def sample_candidates(count: int, seed: int):
     from fuseflow.schedule import schedule_to_json
     from navigator.batch import Candidate, schedule_key
-    from navigator.sampling import UniformSampler
-    from navigator.session_files import ProgramSpec
+    from navigator.navigation.sampling import UniformSampler
+    from navigator.workspace import ProgramSpec
 
     start = time.perf_counter()
     space = ProgramSpec.from_user("gcn").load().space
@@ -54,8 +54,8 @@ def sample_candidates(count: int, seed: int):
 
 def run(candidates, jobs: int) -> dict:
     from navigator.batch import EvalConfig, ResultsLog, open_executor, run_batch
-    from navigator.batch.evaluation import ensure_reference, load_inputs
-    from navigator.session_files import ProgramSpec
+    from navigator.evaluation.tasks import ensure_reference, load_inputs
+    from navigator.workspace import ProgramSpec
 
     config = EvalConfig(ProgramSpec.from_user("gcn"))
     # as `navigator batch` does: workers inherit the loaded inputs and the reference result

@@ -86,7 +86,7 @@ def _honeybee_target(folder: Path) -> Path:
     """A complete expression for the small test library: the first option of the first hole,
     round after round."""
     from navigator.lang import load_facts, load_library
-    from navigator.session import Session
+    from navigator.navigation.session import Session
     from navigator.synth import sketch_to_json
 
     import json

@@ -34,10 +34,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _util import emit  # noqa: E402
 
-from fuseflow.binding import bind  # noqa: E402
-from fuseflow.bundled import resolve_program  # noqa: E402
-from navigator.cost_hints import SketchHints  # noqa: E402
-from navigator.space import ScheduleSpace  # noqa: E402
+from fuseflow.program.binding import bind  # noqa: E402
+from fuseflow.program.bundled import resolve_program  # noqa: E402
+from navigator.fuseflow.sketch_hints import SketchHints  # noqa: E402
+from navigator.fuseflow.schedule_space import ScheduleSpace  # noqa: E402
 
 PROGRAMS = ("gcn", "graphsage", "transformer12")
 RUNS = 3

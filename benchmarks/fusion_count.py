@@ -1,14 +1,14 @@
 """Time to count the legal fusion groupings of the bundled deep_gcn, a GCN with residual
 connections, at 3..64 layers (`--dim layers=N`, three ops each) by dynamic programming
-(fuseflow.fusion_count), and, for the small ones, by enumeration
-(fuseflow.fusion.legal_groupings). Prints JSON."""
+(fuseflow.analysis.fusion_count), and, for the small ones, by enumeration
+(fuseflow.analysis.fusion.legal_groupings). Prints JSON."""
 
 import json
 import time
 
-from fuseflow.bundled import resolve_program
-from fuseflow.fusion import legal_groupings
-from fuseflow.fusion_count import count_legal_groupings
+from fuseflow.program.bundled import resolve_program
+from fuseflow.analysis.fusion import legal_groupings
+from fuseflow.analysis.fusion_count import count_legal_groupings
 
 LAYERS = (3, 4, 6, 8, 16, 32, 48, 64)
 ENUMERATE_UP_TO = 4  # layers; 6 layers already take tens of seconds to enumerate

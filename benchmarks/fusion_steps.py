@@ -1,12 +1,12 @@
 """Time to explore every fusion state of the bundled programs region by region
-(fuseflow.fusion_steps.FusionSteps.reachable), with the states and offered steps found, each on a
+(fuseflow.analysis.fusion_steps.FusionSteps.reachable), with the states and offered steps found, each on a
 fresh program (no memoized region checks). The best of a few runs. Prints JSON."""
 
 import json
 import time
 
-from fuseflow.bundled import resolve_program
-from fuseflow.fusion_steps import FusionSteps
+from fuseflow.program.bundled import resolve_program
+from fuseflow.analysis.fusion_steps import FusionSteps
 
 PROGRAMS = ("transformer_block", "transformer12")
 RUNS = 3

@@ -6,7 +6,7 @@ Programs: deep_gcn at 2, 8, 32, 64 and 333 layers (`--dim layers=N`; 333 is the 
 the 1,000-op limit), transformer_block and transformer12. For each:
 
 - `ops`, `tensors`: the program written out;
-- `read_seconds`: the median of 5 in-process reads (fuseflow.bundled.resolve_program, which
+- `read_seconds`: the median of 5 in-process reads (fuseflow.program.bundled.resolve_program, which
   parses, expands and checks);
 - `check`: wall seconds, peak memory (MiB) and exit code of `navigator check` in a fresh
   process (exit 2 with the message when an analysis stops at its budget);
@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from fuseflow.bundled import resolve_program  # noqa: E402
+from fuseflow.program.bundled import resolve_program  # noqa: E402
 from fuseflow.schedule import default_schedule, save_schedule  # noqa: E402
 
 CASES = [("deep_gcn", {"layers": n}) for n in (2, 8, 32, 64, 333)] + [("transformer_block", {}),

@@ -1,5 +1,5 @@
-"""Time of `navigator library check` (navigator.library_check.check_library) and of the code
-generator (navigator.codegen), printed as JSON:
+"""Time of `navigator library check` (navigator.honeybee.library_check.check_library) and of the code
+generator (navigator.honeybee.codegen), printed as JSON:
 
 - the shipped FuseFlow library alone, and with the facts of each snapshot program in
   tests/engine/data/fuseflow (the oracle, the per-function applicability and the count);
@@ -55,7 +55,7 @@ def deep_pipeline(depth: int) -> tuple[str, dict]:
 def main() -> dict:
     from navigator import codegen
     from navigator.lang import parse_library
-    from navigator.library_check import check_library
+    from navigator.honeybee.library_check import check_library
 
     figures: dict = {"benchmark": "library_check"}
     library = str(SNAPSHOTS / "fuseflow.hblib.toml")

@@ -36,8 +36,8 @@ CASES = {"gcn-fusion-hole": ("gcn", ((0, 1),), 1, "hole"), "gcn-all": ("gcn", ()
 
 def one_fill(spec, space, picks, hole: int, scope: str, url: str) -> dict:
     from navigator.auto import Scope, fill, get_strategy
-    from navigator.batch.evaluation import EvalConfig
-    from navigator.session import Session
+    from navigator.evaluation.tasks import EvalConfig
+    from navigator.navigation.session import Session
 
     session = Session(space.library, space.facts, oracle=space.oracle)
     for at, number in picks:
@@ -56,7 +56,7 @@ def one_fill(spec, space, picks, hole: int, scope: str, url: str) -> dict:
 
 
 def main() -> None:
-    from navigator.session_files.spec import ProgramSpec
+    from navigator.workspace.spec import ProgramSpec
     from tests.llm.fake_model import best_answer
     from tests.llm.server import Behaviour, ChatServer
 

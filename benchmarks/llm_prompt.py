@@ -28,10 +28,10 @@ RUNS = 20
 
 
 def _session(name: str, picks):
-    from fuseflow.binding import bind
-    from fuseflow.bundled import resolve_program
-    from navigator.session import Session
-    from navigator.space import ScheduleSpace
+    from fuseflow.program.binding import bind
+    from fuseflow.program.bundled import resolve_program
+    from navigator.navigation.session import Session
+    from navigator.fuseflow.schedule_space import ScheduleSpace
 
     program = resolve_program(name, {})
     space = ScheduleSpace.build(program, bind(program))

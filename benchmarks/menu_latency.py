@@ -44,10 +44,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _util import emit, summary  # noqa: E402
 
-from fuseflow.binding import bind  # noqa: E402
-from fuseflow.bundled import bundled_program_names, resolve_program  # noqa: E402
-from fuseflow.errors import UserError  # noqa: E402
-from fuseflow.facts import program_facts  # noqa: E402
+from fuseflow.program.binding import bind  # noqa: E402
+from fuseflow.program.bundled import bundled_program_names, resolve_program  # noqa: E402
+from fuseflow.support.errors import UserError  # noqa: E402
+from navigator.fuseflow.facts import program_facts  # noqa: E402
 from navigator.lang import load_facts, load_library  # noqa: E402
 from navigator.synth import Oracle  # noqa: E402
 
@@ -76,7 +76,7 @@ def startup(facts_path: Path) -> tuple[Oracle, dict[str, float]]:
 def space_build(program, repeat: int) -> float:
     """What `navigator start` pays from a parsed program to the first menus: facts generated
     in memory and checked against the library, the oracle, the menus at ?0 (fastest run)."""
-    from navigator.space import ScheduleSpace
+    from navigator.fuseflow.schedule_space import ScheduleSpace
 
     best = float("inf")
     for _ in range(repeat):

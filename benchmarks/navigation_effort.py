@@ -31,10 +31,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _util import emit  # noqa: E402
 
-from fuseflow.bundled import bundled_program_names  # noqa: E402
-from fuseflow.errors import UserError  # noqa: E402
-from navigator.session import FORCED, Session  # noqa: E402
-from navigator.session_files.spec import ProgramSpec  # noqa: E402
+from fuseflow.program.bundled import bundled_program_names  # noqa: E402
+from fuseflow.support.errors import UserError  # noqa: E402
+from navigator.navigation.session import FORCED, Session  # noqa: E402
+from navigator.workspace.spec import ProgramSpec  # noqa: E402
 from navigator.synth import Oracle  # noqa: E402
 
 

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _util import emit, stopwatch, summary  # noqa: E402
 
 from navigator.lang import parse_facts, parse_library  # noqa: E402
-from navigator.replay import replay  # noqa: E402
+from navigator.navigation.replay import replay  # noqa: E402
 from navigator.synth import Oracle, sketch_to_json  # noqa: E402
 
 STAGES = 10

@@ -81,10 +81,10 @@ def commands(config: str, warm: bool) -> dict:
 
 def navigation(config: str) -> dict:
     """Menus recomputed after each step of a navigation taking the default at every hole."""
-    from fuseflow.binding import bind
-    from fuseflow.bundled import resolve_program
-    from fuseflow.fusion import count_groupings
-    from navigator.space import ScheduleSpace
+    from fuseflow.program.binding import bind
+    from fuseflow.program.bundled import resolve_program
+    from fuseflow.analysis.fusion import count_groupings
+    from navigator.fuseflow.schedule_space import ScheduleSpace
 
     name, _, layers = config.partition(":")
     dims = {"layers": int(layers)} if layers else {}

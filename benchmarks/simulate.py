@@ -33,8 +33,8 @@ def _peak_mib() -> float:
 
 
 def _gcn(preset: str | None = None, data: str | None = None, dims=None):
-    from fuseflow.binding import bind
-    from fuseflow.bundled import resolve_program
+    from fuseflow.program.binding import bind
+    from fuseflow.program.bundled import resolve_program
 
     program = resolve_program("gcn")
     if preset:
@@ -43,9 +43,9 @@ def _gcn(preset: str | None = None, data: str | None = None, dims=None):
 
 
 def part_fast(preset: str | None, data: str | None) -> dict:
-    from fuseflow.hardware import load_hardware
+    from fuseflow.cost.hardware import load_hardware
     from fuseflow.schedule import default_schedule
-    from simulator.data import materialize
+    from simulator.program_data import materialize
     from simulator.evaluate import compare, run_schedule
     from simulator.reference import evaluate_program
 
@@ -73,9 +73,9 @@ def part_fast(preset: str | None, data: str | None) -> dict:
 
 
 def part_exact() -> dict:
-    from fuseflow.hardware import load_hardware
+    from fuseflow.cost.hardware import load_hardware
     from fuseflow.schedule import RegionSchedule, Schedule
-    from simulator.data import materialize
+    from simulator.program_data import materialize
     from simulator.evaluate import run_schedule
 
     # Layer 1 of GCN fused, on a 600-vertex Cora-shaped graph with 24 features and 16 hidden.

@@ -25,12 +25,12 @@ SMALL = {"spmm": {"N": 2, "J": 2}, "sddmm": {"N": 2, "K": 2}}
 
 
 def measure(name: str, strategy: str, repeat: int, limit: int) -> dict:
-    from fuseflow.binding import bind
-    from fuseflow.bundled import resolve_program
+    from fuseflow.program.binding import bind
+    from fuseflow.program.bundled import resolve_program
     from navigator.auto import Scope, StrategyError, fill, get_strategy
     from navigator.auto.scoring import CostModelScorer
-    from navigator.session import Session
-    from navigator.space import ScheduleSpace
+    from navigator.navigation.session import Session
+    from navigator.fuseflow.schedule_space import ScheduleSpace
 
     dims = SMALL.get(name)
     program = resolve_program(name, dims)

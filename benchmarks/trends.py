@@ -6,7 +6,7 @@
 
 For each graph (real Cora and Cora_ML files; synthetic DBLP- and OGB-Collab-shaped presets)
 and each program (two-layer GCN, GraphSAGE), `navigator compare` simulates the unfused,
-per-layer and fully fused baselines (simulator/baselines.py), and the per-layer grouping
+per-layer and fully fused baselines (navigator/evaluation/baselines.py), and the per-layer grouping
 once more with, in each region, the shortlisted order that moves the fewest bytes instead of
 the fastest one (`per_layer_fewest_bytes`). A second experiment forks the rows of a dense
 matmul (a balanced level) by 1, 2 and 4. `checks` says whether each trend holds.
@@ -31,10 +31,10 @@ MIB = 2 ** 20
 
 def load(program_name: str, graph: str):
     """The program bound to one of GRAPHS, its generated inputs, and the default hardware."""
-    from fuseflow.binding import bind
-    from fuseflow.bundled import resolve_program
-    from fuseflow.hardware import load_hardware
-    from simulator.data import materialize
+    from fuseflow.program.binding import bind
+    from fuseflow.program.bundled import resolve_program
+    from fuseflow.cost.hardware import load_hardware
+    from simulator.program_data import materialize
 
     program = resolve_program(program_name)
     kind, where = GRAPHS[graph]
@@ -48,7 +48,7 @@ def load(program_name: str, graph: str):
 
 
 def fusion_rows(program_name: str, graph: str, policy: str, parallel: bool) -> dict:
-    from simulator.baselines import compare_baselines, totals, tune
+    from navigator.evaluation.baselines import compare_baselines, totals, tune
     from simulator.evaluate import Machine
 
     start = time.perf_counter()
@@ -79,8 +79,8 @@ def fusion_rows(program_name: str, graph: str, policy: str, parallel: bool) -> d
 def literal_layers(program_name: str, graph: str, policy: str, parallel: bool) -> dict:
     """Each GNN layer as one region even when that recomputes (what the streaming rule forces),
     against the unfused baseline."""
-    from fuseflow.fusion import unfused
-    from simulator.baselines import totals, tune
+    from fuseflow.analysis.fusion import unfused
+    from navigator.evaluation.baselines import totals, tune
     from simulator.evaluate import Machine
 
     program, binding, inputs, hw = load(program_name, graph)
@@ -96,8 +96,8 @@ def literal_layers(program_name: str, graph: str, policy: str, parallel: bool) -
 
 def par_rows() -> dict:
     """Rows of the dense matmul T(i,k) * C(k,l) dealt to 1, 2 and 4 lanes (every row the same work)."""
-    from fuseflow.binding import bind
-    from fuseflow.bundled import resolve_program
+    from fuseflow.program.binding import bind
+    from fuseflow.program.bundled import resolve_program
     from fuseflow.schedule import RegionSchedule, Schedule
     from simulator.evaluate import evaluate
 

@@ -42,7 +42,7 @@ KEYS = ("down", "enter", "u")
 
 
 async def measure(program: str, presses: int, evaluate: bool) -> dict:
-    from navigator.session_files import ProgramSpec
+    from navigator.workspace import ProgramSpec
     from navigator.tui.app import NavigatorApp
     from navigator.tui.controller import Navigation
     from tests.tui.apps import SESSION, settle

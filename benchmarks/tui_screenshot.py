@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from fuseflow.files import write_text_atomic  # noqa: E402
+from fuseflow.support.files import write_text_atomic  # noqa: E402
 from tests.tui.apps import app, settle  # noqa: E402
 
 #: gcn: schedule, fuse, the regions aggregate1+transform1+activate1 and aggregate2+transform2+bias2;

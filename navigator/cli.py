@@ -3,7 +3,7 @@ every rule lives in the library code beneath them.
 
 Exit codes: 0 success, 1 the work itself failed (e.g. an invalid schedule under `validate`),
 2 bad usage or bad input. User errors print one line on stderr, never a traceback; any other
-exception is a bug, reported in one line with the path of a crash file (navigator.crash).
+exception is a bug, reported in one line with the path of a crash file (navigator.process.crash).
 """
 
 from __future__ import annotations
@@ -12,16 +12,16 @@ import argparse
 import importlib
 import sys
 
-from fuseflow.errors import UserError, one_line
+from fuseflow.support.errors import UserError, one_line
 from navigator import __version__
-from navigator.console import say, say_error
+from navigator.process.console import say, say_error
 
 # Each module defines register(subparsers) and sets `run` on the parsers it adds.
 COMMAND_MODULES = [
     "navigator.commands.compiler",
-    "navigator.commands.navigation",
+    "navigator.commands.explore",
     "navigator.commands.simulate",
-    "navigator.commands.session",
+    "navigator.commands.navigate",
     "navigator.commands.batch",
     "navigator.commands.library",
     "navigator.commands.tui",
@@ -64,12 +64,12 @@ def _leaf_parsers(subs) -> list[argparse.ArgumentParser]:
 
 
 def _apply_global_options(args) -> None:
-    from fuseflow.memory import parse_size, set_max_memory
+    from fuseflow.support.memory import parse_size, set_max_memory
 
     if getattr(args, "max_memory", None) is not None:
         set_max_memory(parse_size(args.max_memory))
     if getattr(args, "no_cache", False):
-        from navigator.cache import switch_off
+        from navigator.workspace.cache import switch_off
 
         switch_off()
 
@@ -81,8 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         argv = _bare_command()
     parser = build_parser()
     args = parser.parse_args(argv)
-    from fuseflow.budget import set_progress_hook
-    from navigator.console import report_progress
+    from fuseflow.support.work_budget import set_progress_hook
+    from navigator.process.console import report_progress
 
     set_progress_hook(report_progress)
     try:
@@ -98,17 +98,17 @@ def main(argv: list[str] | None = None) -> int:
         _silence_stdout()
         return 0
     except Exception as exc:  # noqa: BLE001 - the last resort: a bug, reported without a traceback
-        from navigator.interrupts import was_interrupted
+        from navigator.process.interrupts import was_interrupted
 
         if was_interrupted(exc):  # a Ctrl-C that surfaced as another exception (an import's)
             say("navigator: interrupted")
             return 130
-        from navigator.crash import report_bug
+        from navigator.process.crash import report_bug
 
         return report_bug(exc, argv)
     finally:
-        from fuseflow.memory import set_max_memory
-        from navigator.cache import switch_off
+        from fuseflow.support.memory import set_max_memory
+        from navigator.workspace.cache import switch_off
 
         set_max_memory(None)
         switch_off(False)
@@ -118,8 +118,8 @@ def main(argv: list[str] | None = None) -> int:
 def _bare_command() -> list[str]:
     """`navigator` alone: on a terminal the TUI, resuming the session here if there is one, else
     on the GCN program with its built-in Cora-shaped graph; elsewhere the usage (exit 2)."""
-    from navigator.session_files import session_exists, session_path
-    from navigator.session_files.files import session_target
+    from navigator.workspace import session_exists, session_path
+    from navigator.workspace.session_file import session_target
     from navigator.tui.launch import DEFAULT_PROGRAM, is_terminal
 
     if not is_terminal():

@@ -28,7 +28,7 @@ def interrupted() -> int:
 
 
 def main() -> int:
-    from navigator.interrupts import mark_interrupts
+    from navigator.process.interrupts import mark_interrupts
 
     mark_interrupts()
     try:

@@ -1,5 +1,5 @@
 """The dataflow simulator: functional check and cycle model (docs/simulator.md).
 
 Entry points: `simulator.evaluate.evaluate` (a whole schedule, either executor),
-`simulator.baselines.compare_baselines` (what `navigator compare` prints).
+`navigator.evaluation.baselines.compare_baselines` (what `navigator compare` prints).
 """

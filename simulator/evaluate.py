@@ -15,16 +15,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from fuseflow.binding import Binding
-from fuseflow.bounds import ScheduleBound, schedule_bound
-from fuseflow.hardware import Hardware, load_hardware, operational_intensity
-from fuseflow.ir import Program
+from fuseflow.program.binding import Binding
+from fuseflow.cost.bounds import ScheduleBound, schedule_bound
+from fuseflow.cost.hardware import Hardware, load_hardware, operational_intensity
+from fuseflow.program.ir import Program
 from fuseflow.lower import lower_region
 from fuseflow.lower.plan import RegionPlan
 from fuseflow.schedule import Schedule, check_schedule
 from simulator import exact, fast
 from simulator.counts import RegionRun
-from simulator.data import ProgramData, describe_inputs, materialize
+from simulator.program_data import ProgramData, describe_inputs, materialize
 from simulator.fibertree import FiberTree
 from simulator.order import execution_order
 from simulator.reference import evaluate_op, evaluate_program
@@ -78,7 +78,7 @@ class Report:
     hardware: Hardware
     regions: list[RegionResult]
     check: Check | None
-    #: which data it ran on (simulator.data.describe_inputs)
+    #: which data it ran on (simulator.program_data.describe_inputs)
     data: str = ""
 
     @property

@@ -149,7 +149,7 @@ def _leaf_keys(node: Node) -> list[str]:
 
 
 def _evaluate(op: OpPlan, expr, vals, leaf_stream, record: _Recorder, chain, parent_paths) -> list:
-    from fuseflow.expr import Access, Call, Const, Neg
+    from fuseflow.program.expr import Access, Call, Const, Neg
 
     def go(e):
         if isinstance(e, Access):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from fuseflow.ir import Program
+from fuseflow.program.ir import Program
 from fuseflow.schedule import RegionSchedule, Schedule
 
 

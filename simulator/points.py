@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fuseflow.errors import UserError
+from fuseflow.support.errors import UserError
 from fuseflow.lower.plan import RegionPlan
 from simulator.fibertree import FiberTree
 

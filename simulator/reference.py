@@ -17,11 +17,11 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from fuseflow.data.limits import clamp_bytes
-from fuseflow.errors import DataError
-from fuseflow.expr import Access, BinOp, Call, Const, Expr, Neg, bind_extents
-from fuseflow.ir import Op, Program
-from fuseflow.memory import check_memory
+from fuseflow.data.graph_limits import clamp_bytes
+from fuseflow.support.errors import DataError
+from fuseflow.program.expr import Access, BinOp, Call, Const, Expr, Neg, bind_extents
+from fuseflow.program.ir import Op, Program
+from fuseflow.support.memory import check_memory
 
 DENSE_LIMIT = 60_000_000       # elements of a broadcast evaluation before we refuse
 

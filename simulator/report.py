@@ -1,14 +1,14 @@
 """Human-readable renderings of simulation reports and baseline comparisons.
 
 Every figure says what it is: these are simulated (the estimate of `navigator check` is
-labelled as one in fuseflow.summary), the data they ran on is named, a region's cycles are
+labelled as one in navigator.fuseflow.summary), the data they ran on is named, a region's cycles are
 written as the sum they are, and its bound names the term that set them (docs/simulator.md,
 "Reading the output").
 """
 
 from __future__ import annotations
 
-from fuseflow.bounds import ScheduleBound
+from fuseflow.cost.bounds import ScheduleBound
 
 
 def _si(x: float) -> str:

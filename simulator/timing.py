@@ -11,7 +11,7 @@
   DRAM traffic at `memory_bytes_per_cycle` nor its arithmetic at `peak_ops_per_cycle`, plus
   the fill latency (`pipeline_fill_cycles` + one cycle per primitive on the longest path).
 * Regions run one after another. A region's class (memory- or compute-bound) follows
-  `fuseflow.bounds`, the rule the estimate uses too.
+  `fuseflow.cost.bounds`, the rule the estimate uses too.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fuseflow.bounds import MEMORY_BOUND, region_class
-from fuseflow.hardware import Hardware
+from fuseflow.cost.bounds import MEMORY_BOUND, region_class
+from fuseflow.cost.hardware import Hardware
 from fuseflow.lower.plan import RegionPlan
 from simulator.counts import Counts
 

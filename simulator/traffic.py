@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fuseflow.hardware import Hardware
+from fuseflow.cost.hardware import Hardware
 from fuseflow.lower.plan import RegionPlan
 from simulator.counts import RegionRun
 

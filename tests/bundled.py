@@ -1,6 +1,6 @@
 """Which bundled programs the tests that enumerate every fusion grouping can take."""
 
-from fuseflow.bundled import bundled_program_names
+from fuseflow.program.bundled import bundled_program_names
 
 #: Bundled programs whose fusion groupings cannot be listed one by one (they pass the grouping
 #: budget: transformer_block has about 1.7 million, transformer12 about 4e76). Only the tests that

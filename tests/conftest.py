@@ -44,7 +44,7 @@ def _cache_folder(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def private_cache(_cache_folder, monkeypatch):
-    """Navigator's cache (navigator.cache) goes to a folder of the test session's, never the
+    """Navigator's cache (navigator.workspace.cache) goes to a folder of the test session's, never the
     user's; tests share it, so commands also run on what earlier ones cached."""
     monkeypatch.setenv("NAVIGATOR_CACHE_DIR", str(_cache_folder))
     monkeypatch.delenv("NAVIGATOR_CACHE", raising=False)

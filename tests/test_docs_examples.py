@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from fuseflow.binding import bind
-from fuseflow.bundled import resolve_program
-from fuseflow.errors import ScheduleError
-from fuseflow.frontend import parse_program
+from fuseflow.program.binding import bind
+from fuseflow.program.bundled import resolve_program
+from fuseflow.support.errors import ScheduleError
+from fuseflow.program.frontend import parse_program
 from fuseflow.schedule import schedule_from_json, schedule_problems
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"

@@ -2,7 +2,7 @@
 
 Edge lists and Planetoid pickles name vertices by id, so the vertex count comes from the
 largest id unless the caller gives one. Both go through `vertex_count`, which applies the
-size rules of `fuseflow.data.limits`, and `pattern_csr`, which checks the memory budget
+size rules of `fuseflow.data.graph_limits`, and `pattern_csr`, which checks the memory budget
 before it builds anything.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from fuseflow.data.limits import (
+from fuseflow.data.graph_limits import (
     IDS_PER_EDGE,
     MAX_VERTICES,
     SPARSE_ID_LIMIT,
@@ -19,7 +19,7 @@ from fuseflow.data.limits import (
     describe_value,
     refuse_empty_graph,
 )
-from fuseflow.errors import DataError
+from fuseflow.support.errors import DataError
 
 
 def check_n_vertices(n_vertices, where: str) -> int | None:

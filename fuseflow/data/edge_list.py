@@ -18,15 +18,15 @@ import numpy as np
 
 from fuseflow.data.coordinates import check_n_vertices, pattern_csr, vertex_count
 from fuseflow.data.graph import GraphData
-from fuseflow.data.limits import (
+from fuseflow.data.graph_limits import (
     BYTES_PER_ENTRY,
     MAX_VERTICES,
     SMALLER_GRAPH,
     describe_value,
 )
-from fuseflow.errors import DataError
-from fuseflow.files import open_regular_file, os_error
-from fuseflow.memory import check_memory
+from fuseflow.support.errors import DataError
+from fuseflow.support.files import open_regular_file, os_error
+from fuseflow.support.memory import check_memory
 
 PathLike = str | os.PathLike
 

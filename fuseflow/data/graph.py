@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from fuseflow.errors import DataError
+from fuseflow.support.errors import DataError
 
 
 @dataclass(frozen=True, eq=False)

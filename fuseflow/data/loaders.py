@@ -4,7 +4,7 @@ Every loader returns a `GraphData` and turns every problem with the file (missin
 regular file, wrong keys, bad format, unparseable line, sizes beyond the limits or the
 memory budget) into a `DataError` naming the file (and line, for text) and what to fix.
 Adjacency matrices come back as float64 CSR in canonical form; stored zeros are dropped.
-Each format has its own module; the size rules they share are in `fuseflow.data.limits`.
+Each format has its own module; the size rules they share are in `fuseflow.data.graph_limits`.
 """
 
 from __future__ import annotations

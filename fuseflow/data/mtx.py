@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fuseflow.data.graph import GraphData
-from fuseflow.data.limits import (
+from fuseflow.data.graph_limits import (
     SMALLER_GRAPH,
     check_finite,
     check_graph_memory,
@@ -32,9 +32,9 @@ from fuseflow.data.limits import (
     library_message,
     refuse_empty_graph,
 )
-from fuseflow.errors import DataError
-from fuseflow.files import format_size, open_regular_file
-from fuseflow.memory import check_memory
+from fuseflow.support.errors import DataError
+from fuseflow.support.files import format_size, open_regular_file
+from fuseflow.support.memory import check_memory
 
 PathLike = str | os.PathLike
 

@@ -21,7 +21,7 @@ import numpy.lib.format as npy
 import scipy.sparse as sp
 
 from fuseflow.data.graph import GraphData
-from fuseflow.data.limits import (
+from fuseflow.data.graph_limits import (
     MAX_VERTICES,
     check_finite,
     check_graph_memory,
@@ -31,8 +31,8 @@ from fuseflow.data.limits import (
     product,
     refuse_empty_graph,
 )
-from fuseflow.errors import DataError
-from fuseflow.files import format_size, open_regular_file
+from fuseflow.support.errors import DataError
+from fuseflow.support.files import format_size, open_regular_file
 
 PathLike = str | os.PathLike
 

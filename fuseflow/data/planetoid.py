@@ -23,10 +23,10 @@ import numpy as np
 
 from fuseflow.data.coordinates import pattern_csr, vertex_count
 from fuseflow.data.graph import GraphData
-from fuseflow.data.limits import MAX_VERTICES, describe_value, library_message
-from fuseflow.errors import DataError
-from fuseflow.files import TEXT_LIMIT, read_user_bytes
-from fuseflow.memory import check_memory
+from fuseflow.data.graph_limits import MAX_VERTICES, describe_value, library_message
+from fuseflow.support.errors import DataError
+from fuseflow.support.files import TEXT_LIMIT, read_user_bytes
+from fuseflow.support.memory import check_memory
 
 PathLike = str | os.PathLike
 

@@ -25,10 +25,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from fuseflow.data.graph import GraphData
-from fuseflow.data.limits import MAX_VERTICES
-from fuseflow.graph_presets import PRESETS, GraphPreset, get_preset  # noqa: F401 - also read from here
-from fuseflow.errors import DataError
-from fuseflow.memory import check_memory
+from fuseflow.data.graph_limits import MAX_VERTICES
+from fuseflow.data.presets import PRESETS, GraphPreset, get_preset  # noqa: F401 - also read from here
+from fuseflow.support.errors import DataError
+from fuseflow.support.memory import check_memory
 
 # Enumerate all candidate pairs when there are at most this many (~1 M pairs, ~40 MB peak).
 _EXACT_PAIR_LIMIT = 1 << 20

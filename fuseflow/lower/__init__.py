@@ -1,9 +1,9 @@
 """Lowering: a scheduled region becomes a SAM-style dataflow graph (see docs/simulator.md)."""
 
-from fuseflow.lower.contexts import POLICIES, Contexts, region_contexts
+from fuseflow.analysis.contexts import POLICIES, Contexts, region_contexts
 from fuseflow.lower.inputs import Input
 from fuseflow.lower.plan import WRITE, Edge, Level, Node, OpPlan, Primitive, RegionPlan, lower_region
-from fuseflow.lower.text import format_graph, to_dot
+from fuseflow.lower.graph_text import format_graph, to_dot
 
 __all__ = ["POLICIES", "WRITE", "Contexts", "Edge", "Input", "Level", "Node", "OpPlan", "Primitive", "RegionPlan",
            "format_graph", "lower_region", "region_contexts", "to_dot", "lower_schedule"]

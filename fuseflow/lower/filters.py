@@ -9,9 +9,9 @@ neighbours `i` of row `i2` (the cost model assumes the same thinning).
 
 from __future__ import annotations
 
-from fuseflow.lower.contexts import Contexts
+from fuseflow.analysis.contexts import Contexts
 from fuseflow.lower.inputs import Input, buffer_key, leaf_support
-from fuseflow.lower.support import conjuncts, expression_support
+from fuseflow.lower.level_support import conjuncts, expression_support
 
 
 def demand_filters(program, region, ctx: Contexts, inputs: dict[str, dict[str, Input]], access_key, consumers,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fuseflow.expr import Access
-from fuseflow.lower.support import ALL, Support, fiber
+from fuseflow.program.expr import Access
+from fuseflow.lower.level_support import ALL, Support, fiber
 
 
 @dataclass(frozen=True)

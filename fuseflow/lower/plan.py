@@ -27,12 +27,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from fuseflow.expr import FUNCTION_FLOPS, Access, Call, Const, Expr, Neg, Statement, bind_extents
-from fuseflow.ir import Program, Region, unify_region
-from fuseflow.lower.contexts import Contexts, eliminated_modes, region_contexts
+from fuseflow.program.expr import FUNCTION_FLOPS, Access, Call, Const, Expr, Neg, Statement, bind_extents
+from fuseflow.program.ir import Program, Region, unify_region
+from fuseflow.analysis.contexts import Contexts, eliminated_modes, region_contexts
 from fuseflow.lower.filters import demand_filters, filter_inputs
 from fuseflow.lower.inputs import Input, buffer_key, leaf_support, memory_key
-from fuseflow.lower.support import ALL, Support, expression_support, fiber, leaves, s_and
+from fuseflow.lower.level_support import ALL, Support, expression_support, fiber, leaves, s_and
 from fuseflow.schedule import RegionSchedule
 
 WRITE = "memory"

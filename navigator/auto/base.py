@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from fuseflow.errors import UserError
+from fuseflow.support.errors import UserError
 
 if TYPE_CHECKING:
-    from navigator.batch.evaluation import EvalConfig
-    from navigator.session import Session
-    from navigator.space import ScheduleSpace
-    from navigator.synth import CostFunction, HoleMenu, Menus, Oracle, Sketch
+    from navigator.evaluation.tasks import EvalConfig
+    from navigator.navigation.session import Session
+    from navigator.fuseflow.schedule_space import ScheduleSpace
+    from navigator.synth import HoleMenu, Menus, Oracle, Sketch
 
 
 class StrategyError(UserError):
@@ -91,8 +91,6 @@ class StrategyContext:
 
     session: "Session"
     menus: "Menus"
-    #: cost hook (lower is better; None when it cannot estimate yet); defaults to the oracle's
-    cost: "CostFunction | None" = None
     #: the tensor program's schedule space (cost model, schedules); None for a Honeybee problem
     space: "ScheduleSpace | None" = None
     #: how the simulator runs this program (its spec, hardware, policy); None when it cannot
@@ -116,10 +114,6 @@ class StrategyContext:
 
     def menu(self, hole: int) -> "HoleMenu":
         return self.menus.for_hole(hole)
-
-    def estimate(self, sketch: "Sketch") -> float | None:
-        """The cost hook's estimate for `sketch`, or None without a hook."""
-        return self.cost(sketch) if self.cost is not None else None
 
 
 @runtime_checkable

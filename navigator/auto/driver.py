@@ -11,17 +11,16 @@ programs too large to build one step at a time.
 
 from __future__ import annotations
 
-from fuseflow.memory import ResourceError
+from fuseflow.support.memory import ResourceError
 from typing import TYPE_CHECKING
 
 from navigator.auto.base import Plan, PlanningStrategy, Scope, Strategy, StrategyContext, StrategyFailure
-from navigator.session import Session, SessionError, StepRecord
-from navigator.synth import CostFunction
-from navigator.synth.budget import MAX_AUTO_STEPS
+from navigator.navigation.session import Session, SessionError, StepRecord
+from navigator.synth.lookup_budget import MAX_AUTO_STEPS
 
 if TYPE_CHECKING:
-    from navigator.batch.evaluation import EvalConfig
-    from navigator.space import ScheduleSpace
+    from navigator.evaluation.tasks import EvalConfig
+    from navigator.fuseflow.schedule_space import ScheduleSpace
 
 
 def fill(session: Session, hole: int, strategy: "Strategy | PlanningStrategy", scope: Scope = Scope.HOLE, *,
@@ -39,7 +38,7 @@ def fill(session: Session, hole: int, strategy: "Strategy | PlanningStrategy", s
                 return fill_open_holes(session, strategy, rationale=rationale, max_steps=max_steps)
             return fill_with_strategy(session, hole, strategy, subtree=scope is Scope.SUBTREE,
                                       rationale=rationale, max_steps=max_steps)
-        context = StrategyContext(session, session.menus(), session.oracle.cost, space, evaluation)
+        context = StrategyContext(session, session.menus(), space, evaluation)
         plan = strategy.plan(context, hole, scope)
         with session.command() as steps:
             apply_plan(session, strategy, plan, rationale)
@@ -58,9 +57,8 @@ def apply_plan(session: Session, strategy: "PlanningStrategy", plan: Plan, ratio
                       rationale=rationale if rationale is not None else plan.rationale, figures=figures)
 
 
-def _take(session: Session, strategy: Strategy, hole: int, rationale: str | None,
-          cost: CostFunction | None) -> StepRecord:
-    context = StrategyContext(session, session.menus(), cost if cost is not None else session.oracle.cost)
+def _take(session: Session, strategy: Strategy, hole: int, rationale: str | None) -> StepRecord:
+    context = StrategyContext(session, session.menus())
     choice = strategy.choose(context, hole)
     if context.menus.option(hole, choice.option) is None:
         raise StrategyFailure(f"strategy {strategy.name!r} chose {choice.option!r}, which is not offered "
@@ -79,7 +77,7 @@ def _too_many_steps(session: Session, strategy: Strategy, where: str, steps: int
 
 
 def fill_with_strategy(session: Session, hole: int, strategy: Strategy, *, subtree: bool = False,
-                       rationale: str | None = None, cost: CostFunction | None = None,
+                       rationale: str | None = None,
                        max_steps: int = MAX_AUTO_STEPS) -> list[StepRecord]:
     """Fill `hole`; with `subtree`, also every hole created beneath it, until none is left.
 
@@ -91,12 +89,12 @@ def fill_with_strategy(session: Session, hole: int, strategy: Strategy, *, subtr
     if not session.sketch.has_hole(hole):
         raise SessionError(f"?{hole} is not an open hole", fix=session.not_open_hint(hole))
     with session.command() as steps:
-        _fill_beneath(session, hole, strategy, subtree, rationale, cost, max_steps)
+        _fill_beneath(session, hole, strategy, subtree, rationale, max_steps)
     return steps
 
 
 def _fill_beneath(session: Session, hole: int, strategy: Strategy, subtree: bool, rationale: str | None,
-                  cost: CostFunction | None, max_steps: int) -> None:
+                  max_steps: int) -> None:
     taken: list[StepRecord] = []
     pending = [hole]
     while pending:
@@ -104,14 +102,14 @@ def _fill_beneath(session: Session, hole: int, strategy: Strategy, subtree: bool
             raise _too_many_steps(session, strategy, f"under ?{hole}", len(taken))
         current = pending.pop(0)
         first_new = session.sketch.next_hole
-        taken.append(_take(session, strategy, current, rationale, cost))
+        taken.append(_take(session, strategy, current, rationale))
         if subtree:
             pending.extend(range(first_new, session.sketch.next_hole))
             pending.sort()
 
 
 def fill_open_holes(session: Session, strategy: Strategy, *, rationale: str | None = None,
-                    cost: CostFunction | None = None, max_steps: int = MAX_AUTO_STEPS) -> list[StepRecord]:
+                    max_steps: int = MAX_AUTO_STEPS) -> list[StepRecord]:
     """Fill every open hole (and the holes they open) until the sketch is complete, in at
     most `max_steps` steps, as one command of the session."""
     with session.command() as steps:
@@ -119,6 +117,6 @@ def fill_open_holes(session: Session, strategy: Strategy, *, rationale: str | No
         while not session.sketch.complete:
             if taken >= max_steps:
                 raise _too_many_steps(session, strategy, "filling the open holes", taken)
-            _take(session, strategy, session.sketch.lowest_hole().id, rationale, cost)
+            _take(session, strategy, session.sketch.lowest_hole().id, rationale)
             taken += 1
     return steps

@@ -4,7 +4,7 @@ Each hole of the scope, lowest first, takes the offered option its rule ranks fi
 no rule speaks for takes its default. The rules, by the function of the options:
 
 - region (fusion, region by region): among the regions that some legal order runs without
-  recomputation (fuseflow.fusion_shortcuts.runs_without_recomputation), the one that saves the
+  recomputation (fuseflow.analysis.fusion_shortcuts.runs_without_recomputation), the one that saves the
   most estimated cycles over running its ops alone. The estimate (`_paced_cycles`) reads a
   region as a pipeline under the order the order rule will take: its slowest op (a token per
   body execution, over the lanes when it runs under the forked loop, in tiles of the stream
@@ -34,8 +34,8 @@ from navigator.auto.scope import ScopeWalk, candidate_options, scoring_option
 from navigator.auto.scoring import require_space
 
 if TYPE_CHECKING:
-    from fuseflow.ir import Region
-    from navigator.space import ScheduleSpace
+    from fuseflow.program.ir import Region
+    from navigator.fuseflow.schedule_space import ScheduleSpace
     from navigator.synth import HoleMenu, MenuOption, Sketch
 
 #: block mode streams whole blocks; below this share of stored entries per block it streams
@@ -50,7 +50,7 @@ class HeuristicStrategy:
     provenance = "strategy:heuristic"
 
     def plan(self, context: StrategyContext, hole: int, scope: Scope) -> Plan:
-        from fuseflow.hardware import load_hardware
+        from fuseflow.cost.hardware import load_hardware
 
         space = require_space(context.space, self.name)
         if context.menus.blocked:
@@ -98,8 +98,8 @@ class HeuristicRules:
     # ---- one rule per kind of choice
 
     def _fusion(self, sketch, menu):
-        from fuseflow.fusion_shortcuts import runs_without_recomputation
-        from fuseflow.lower.contexts import DEFAULT_POLICY
+        from fuseflow.analysis.fusion_shortcuts import runs_without_recomputation
+        from fuseflow.analysis.contexts import DEFAULT_POLICY
 
         regions = [o for o in candidate_options(menu) if o.function == "region"]
         clean = [o for o in regions
@@ -130,7 +130,7 @@ class HeuristicRules:
 
     def _model(self, region: "Region"):
         """The region's cost model, built once per region (costing an order is then cheap)."""
-        from fuseflow.cost import RegionCostModel
+        from fuseflow.cost.estimate import RegionCostModel
 
         model = self._models.get(region.ops)
         if model is None:
@@ -140,8 +140,8 @@ class HeuristicRules:
 
     def _best_order(self, ops: tuple[str, ...]) -> tuple["Region", tuple[str, ...] | None]:
         """The region and its best order by the order rule (None: too many orders to rank)."""
-        from fuseflow.ir import unify_region
-        from fuseflow.orders import OrderSpace
+        from fuseflow.program.ir import unify_region
+        from fuseflow.analysis.orders import OrderSpace
 
         if ops not in self._orders:
             region = unify_region(self.space.program, ops)
@@ -166,7 +166,7 @@ class HeuristicRules:
         """The cycles of the region's slowest op as these rules schedule it: a token per
         execution of its body, over the lanes when it runs under the forked level (the par
         rule's), in tiles of the stream width when it runs under the innermost loop."""
-        from fuseflow.cost import op_contexts
+        from fuseflow.cost.estimate import op_contexts
 
         width = self._stream_width(region, order)
         forked = _outer_dense(region, order, self.space.binding)
@@ -229,7 +229,7 @@ class HeuristicRules:
     # ---- helpers
 
     def _region(self, option: "MenuOption") -> "Region":
-        from fuseflow.ir import unify_region
+        from fuseflow.program.ir import unify_region
 
         return unify_region(self.space.program, _ops(option))
 

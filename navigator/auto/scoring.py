@@ -1,4 +1,4 @@
-"""Scoring complete sketches with the cost model (fuseflow.cost), counting each evaluation.
+"""Scoring complete sketches with the cost model (fuseflow.cost.estimate), counting each evaluation.
 
 The key is (roofline cycles, bytes): fewer cycles first, then less memory traffic. The cost
 model sees the fusion and the loop orders; parallel factors, stream shapes and block mode
@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from navigator.auto.base import StrategyError
 
 if TYPE_CHECKING:
-    from fuseflow.hardware import Hardware
-    from navigator.space import ScheduleSpace
+    from fuseflow.cost.hardware import Hardware
+    from navigator.fuseflow.schedule_space import ScheduleSpace
     from navigator.synth import Sketch
 
 #: (roofline cycles, bytes)
@@ -33,14 +33,14 @@ class CostModelScorer:
     """Scores complete sketches of one schedule space; `evaluations` counts the calls."""
 
     def __init__(self, space: "ScheduleSpace", hardware: "Hardware | None" = None):
-        from fuseflow.hardware import load_hardware
+        from fuseflow.cost.hardware import load_hardware
 
         self.space = space
         self.hardware = hardware if hardware is not None else load_hardware()
         self.evaluations = 0
 
     def score(self, sketch: "Sketch") -> Score:
-        from fuseflow.cost import schedule_cost
+        from fuseflow.cost.estimate import schedule_cost
 
         cost = schedule_cost(self.space.program, self.space.binding, self.space.schedule_of(sketch), self.hardware)
         self.evaluations += 1

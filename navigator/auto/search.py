@@ -1,7 +1,7 @@
 """What the search strategies (`beam`, `anneal`) share: candidates of a scope, ranked by the
 cost model, then confirmed and tuned with the simulator.
 
-The cost model (fuseflow.cost) sees the fusion and the loop orders. Parallel factors, stream
+The cost model (fuseflow.cost.estimate) sees the fusion and the loop orders. Parallel factors, stream
 shapes and block mode do not change its figures; the simulator measures them. So a search
 ranks the structure by the cost model (cheap, thousands of candidates), lets the heuristic's
 rules set the other choices, and spends its simulator budget on the best few structures and on
@@ -37,7 +37,7 @@ class Search:
     """One plan's working state: the scope's start, the rules, and memoized scores."""
 
     def __init__(self, context: StrategyContext, hole: int, scope: Scope, strategy: str):
-        from fuseflow.hardware import load_hardware
+        from fuseflow.cost.hardware import load_hardware
         from navigator.auto.heuristic import HeuristicRules
 
         self.space = require_space(context.space, strategy)

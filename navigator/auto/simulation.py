@@ -2,7 +2,7 @@
 
 A search strategy hands complete sketches to a `SimulatorEvaluator`; each becomes a batch
 `Task` (its schedule JSON under the session's program, data and dims) and runs with
-`navigator.batch.evaluation.run_task`, the one place that calls the simulator. So `--jobs N`
+`navigator.evaluation.tasks.run_task`, the one place that calls the simulator. So `--jobs N`
 runs them in a local process pool and `--engine dask --scheduler ADDR` on a cluster, exactly
 as `navigator batch` does; without either they run in this process (a pool costs more to start
 than a few dozen small simulations take).
@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 from navigator.auto.base import StrategyError
 
 if TYPE_CHECKING:
-    from navigator.batch.evaluation import EvalConfig
-    from navigator.space import ScheduleSpace
+    from navigator.evaluation.tasks import EvalConfig
+    from navigator.fuseflow.schedule_space import ScheduleSpace
     from navigator.synth import Sketch
 
 #: simulations a search strategy runs when no --budget is given
@@ -86,7 +86,7 @@ class SimulatorEvaluator:
 
     def evaluate(self, sketches: Sequence["Sketch"]) -> list[Simulated | None]:
         """Each sketch's simulation, in order; None for those the budget no longer covers."""
-        from navigator.batch.evaluation import Task
+        from navigator.evaluation.tasks import Task
         from navigator.batch.records import schedule_key
 
         answers: list[Simulated | None] = [None] * len(sketches)
@@ -118,7 +118,7 @@ class SimulatorEvaluator:
         return schedule_to_json(self.space.program, self.space.schedule_of(sketch))
 
     def _run(self, tasks: list) -> list[dict[str, Any]]:
-        from navigator.batch.evaluation import run_task
+        from navigator.evaluation.tasks import run_task
 
         if not tasks:
             return []

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from fuseflow.errors import UserError
-from fuseflow.files import os_error, read_user_bytes
-from fuseflow.readers import parse_json_text
+from fuseflow.support.errors import UserError
+from fuseflow.support.files import os_error, read_user_bytes
+from fuseflow.support.readers import parse_json_text
 from navigator.batch.records import schedule_key
 
 WHAT = "a schedule .json file"
@@ -84,7 +84,7 @@ def _bad_input(source: str, key: str, message: str) -> Candidate:
 
 def read_candidate(path: Path, program) -> Candidate:
     """Never raises for the file's content: every problem is the candidate's `problem`."""
-    from fuseflow.errors import ScheduleError
+    from fuseflow.support.errors import ScheduleError
     from fuseflow.schedule import schedule_from_json, schedule_to_json
 
     source = str(path)

@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from fuseflow.errors import UserError
-from navigator.crash import describe
+from fuseflow.support.errors import UserError
+from navigator.process.crash import describe
 
 ENGINES = ("local", "dask")
 #: --jobs above this many workers per CPU is refused: the simulation is CPU-bound, so more

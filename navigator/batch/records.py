@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-from fuseflow.errors import UserError
-from fuseflow.files import ensure_folder, os_error, output_path
+from fuseflow.support.errors import UserError
+from fuseflow.support.files import ensure_folder, os_error, output_path
 from navigator.batch.results_file import file_stamp, read_results_file
 
 

@@ -15,10 +15,10 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from fuseflow.errors import UserError
-from fuseflow.files import open_regular_file
-from fuseflow.memory import check_memory
-from fuseflow.readers import parse_json_text
+from fuseflow.support.errors import UserError
+from fuseflow.support.files import open_regular_file
+from fuseflow.support.memory import check_memory
+from fuseflow.support.readers import parse_json_text
 
 WHAT = "a batch results file (JSON lines written by navigator batch)"
 NOT_RESULTS_FIX = "give --out a new file name, or a results file written by navigator batch"

@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
 from navigator.batch.candidates import Candidate
-from navigator.batch.evaluation import EvalConfig, Task, failure, run_task
+from navigator.evaluation.tasks import EvalConfig, Task, failure, run_task
 from navigator.batch.records import ResultsLog
 
 POLL_SECONDS = 0.25

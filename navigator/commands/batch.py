@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from fuseflow.errors import UserError
-from navigator.commands.common import add_policy_option, add_session_option, json_text, parse_dims, print_json
-from navigator.console import say
+from fuseflow.support.errors import UserError
+from navigator.commands.options import add_policy_option, add_session_option, json_text, parse_dims, print_json
+from navigator.process.console import say
 
 JSON_VERSION = 1
 #: memory for one sampled file's entry in the summary (path and key)
@@ -20,7 +20,7 @@ def _positive_int(text: str) -> int:
 
 
 def _timeout_seconds(text: str) -> float:
-    from navigator.batch.evaluation import MAX_TIMEOUT_SECONDS
+    from navigator.evaluation.tasks import MAX_TIMEOUT_SECONDS
 
     try:
         value = float(text)
@@ -39,10 +39,10 @@ def cmd_batch(args) -> int:
 
     from navigator.batch import EvalConfig, ResultsLog, collect_candidates, open_executor, run_batch
     from navigator.batch.engines import check_local_jobs
-    from navigator.batch.evaluation import ensure_reference, load_inputs
+    from navigator.evaluation.tasks import ensure_reference, load_inputs
     from navigator.batch.progress import BatchProgress
-    from navigator.commands.common import tensor_program_spec
-    from navigator.session_files import ProgramSpec
+    from navigator.commands.options import tensor_program_spec
+    from navigator.workspace import ProgramSpec
 
     if args.engine == "local" and args.jobs:
         check_local_jobs(args.jobs)  # before the slow loading below
@@ -99,12 +99,12 @@ def cmd_sample(args) -> int:
     import random
     import secrets
 
-    from fuseflow.files import ensure_folder
-    from fuseflow.memory import check_memory
+    from fuseflow.support.files import ensure_folder
+    from fuseflow.support.memory import check_memory
     from fuseflow.schedule import save_schedule, schedule_to_json
     from navigator.batch.records import schedule_key
-    from navigator.sampling import UniformSampler
-    from navigator.session_files import ProgramSpec
+    from navigator.navigation.sampling import UniformSampler
+    from navigator.workspace import ProgramSpec
 
     # the summary keeps a line per file
     check_memory(args.n * SAMPLE_ENTRY_BYTES, "the list of the N sampled files", where="N",
@@ -141,9 +141,9 @@ def _sample_problem(args, spec, space) -> int:
     import random
     import secrets
 
-    from fuseflow.files import ensure_folder, file_stem, write_text_atomic
+    from fuseflow.support.files import ensure_folder, file_stem, write_text_atomic
     from navigator.batch.records import schedule_key
-    from navigator.sampling import UniformSampler
+    from navigator.navigation.sampling import UniformSampler
 
     sampler = UniformSampler(space.oracle)
     size = sampler.size()

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 
-from navigator.commands.common import add_program_options, load_program_args, print_json
-from navigator.console import say
+from navigator.commands.options import add_program_options, load_program_args, print_json
+from navigator.process.console import say
 
 
 def cmd_check(args) -> int:
-    from fuseflow.summary import format_summary, program_summary
+    from navigator.fuseflow.summary import format_summary, program_summary
 
     program, binding, hardware = load_program_args(args)
     summary = program_summary(program, binding, hardware, dense_fixed=args.dense_order_fixed)
@@ -21,7 +21,7 @@ def cmd_check(args) -> int:
 
 def cmd_validate(args) -> int:
     """Exit 0 valid, 1 invalid (every rule broken, as JSON under --json), 2 unreadable input."""
-    from fuseflow.errors import ScheduleError
+    from fuseflow.support.errors import ScheduleError
     from fuseflow.schedule import Problem, load_schedule, schedule_problems
 
     program, binding, _ = load_program_args(args)
@@ -45,7 +45,7 @@ def cmd_validate(args) -> int:
 
 
 def cmd_programs(args) -> int:
-    from fuseflow.bundled import bundled_program_names, resolve_program
+    from fuseflow.program.bundled import bundled_program_names, resolve_program
 
     for name in bundled_program_names():
         print(f"{name:<20} {resolve_program(name).description}")

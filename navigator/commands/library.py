@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from navigator.commands.common import print_json
-from navigator.console import say
+from navigator.commands.options import print_json
+from navigator.process.console import say
 
 
 def cmd_library_check(args) -> int:
     """Exit 0 clean, 1 problems found (one line each, or the JSON report), 2 unreadable input."""
-    from fuseflow.errors import one_line
-    from navigator.library_check import check_library
+    from fuseflow.support.errors import one_line
+    from navigator.honeybee.library_check import check_library
 
     report = check_library(args.library, args.problem)
     for warning in report.warnings:

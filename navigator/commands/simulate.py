@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from fuseflow.errors import ScheduleError, UserError
-from navigator.commands.common import add_policy_option, add_program_options, print_json, tensor_program_spec
+from fuseflow.support.errors import ScheduleError, UserError
+from navigator.commands.options import add_policy_option, add_program_options, print_json, tensor_program_spec
 
 EXACT_TOKEN_LIMIT = 20_000_000
 
@@ -19,11 +19,11 @@ def _load(args):
     """Like load_program_args, with --preset replacing the program's graph preset."""
     import dataclasses
 
-    from fuseflow.binding import bind
-    from fuseflow.bundled import resolve_program
+    from fuseflow.program.binding import bind
+    from fuseflow.program.bundled import resolve_program
     from fuseflow.data.synthetic import get_preset
-    from fuseflow.hardware import load_hardware
-    from navigator.commands.common import parse_dims
+    from fuseflow.cost.hardware import load_hardware
+    from navigator.commands.options import parse_dims
 
     spec = tensor_program_spec(args)
     dims = parse_dims(args.dim)
@@ -53,7 +53,7 @@ def cmd_eval(args) -> int:
         raise ScheduleError(first.message + more, field=first.field, rule=first.rule, where=args.schedule,
                             fix="`navigator validate` lists every problem; docs/schedule-json.md has the rules")
     if args.executor == "exact":
-        from simulator.data import materialize
+        from simulator.program_data import materialize
         from simulator.evaluate import run_schedule
 
         # Count the tokens with the fast executor first: the exact one needs about 3 s per million.
@@ -66,7 +66,7 @@ def cmd_eval(args) -> int:
     report = evaluate(program, binding, schedule, hardware, executor=args.executor, policy=args.policy,
                       seed=args.seed, check=not args.no_check)
     if args.dot:
-        from fuseflow.files import write_text_atomic
+        from fuseflow.support.files import write_text_atomic
 
         plans = [r.plan for r in report.regions]
         for index, plan in enumerate(plans):
@@ -87,10 +87,10 @@ def cmd_eval(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from simulator.baselines import compare_baselines
+    from navigator.evaluation.baselines import compare_baselines
     from simulator.report import format_comparison
 
-    from simulator.data import describe_inputs, materialize
+    from simulator.program_data import describe_inputs, materialize
 
     program, binding, hardware = _load(args)
     data = materialize(program, binding, args.seed)
@@ -98,7 +98,7 @@ def cmd_compare(args) -> int:
                              dense_fixed=args.dense_order_fixed)
     used = describe_inputs(program, binding, data)
     if args.save:
-        from fuseflow.files import ensure_folder, file_stem
+        from fuseflow.support.files import ensure_folder, file_stem
         from fuseflow.schedule import save_schedule
 
         folder = ensure_folder(args.save)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from fuseflow.errors import UserError
-from navigator.commands.common import add_session_option, parse_dims
+from fuseflow.support.errors import UserError
+from navigator.commands.options import add_session_option, parse_dims
 
 
 def cmd_tui(args) -> int:
-    from navigator.session_files import ProgramSpec, session_path
+    from navigator.workspace import ProgramSpec, session_path
     from navigator.tui.launch import is_terminal, run_tui
 
     if not is_terminal():

@@ -1,7 +1,7 @@
 """Navigator's input languages: scheduling libraries (`*.hblib.toml`), fact programs
 (`*.hb.toml`) and condition formulas, in Honeybee's format plus documented extensions."""
 
-from navigator.lang.errors import FactError, LibraryError
+from navigator.lang.load_errors import FactError, LibraryError
 from navigator.lang.facts_loader import facts_from_records, load_facts, parse_facts
 from navigator.lang.formula import (
     Atom,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from navigator.lang.errors import FactError, toml_key
+from navigator.lang.load_errors import FactError, toml_key
 from navigator.lang.formula import Value, describe_value, value_type_of
 from navigator.lang.formula_check import did_you_mean
 from navigator.lang.limits import INT_MAX, INT_MIN, int_in_range, int_range_problem
@@ -50,7 +50,7 @@ def facts_from_records(facts: list[tuple[str, dict[str, Any]]], goal: tuple[str,
 def facts_from_generator(facts: list[tuple[str, dict[str, Any]]], goal: tuple[str, dict[str, Any]],
                          library: Library, source: str = "<facts>") -> FactProgram:
     """`facts_from_records` for records a generator in this process just made, which gives every
-    fact of a Prop the same fields with values of the same types (fuseflow.facts does). The
+    fact of a Prop the same fields with values of the same types (navigator.fuseflow.facts does). The
     first fact of each Prop is checked in full, with the same errors; the others only for their
     fields, so a program's 100,000 facts load in a fraction of the time."""
     shapes: dict[str, tuple[str, ...]] = {}

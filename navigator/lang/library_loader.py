@@ -14,7 +14,7 @@ import re
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Mapping
 
-from navigator.lang.errors import LibraryError
+from navigator.lang.load_errors import LibraryError
 from navigator.lang.formula import VALUE_TYPES, Formula, Value, describe_value, value_type_of
 from navigator.lang.formula_check import FormulaChecker, FormulaTypeError, did_you_mean
 from navigator.lang.formula_parser import FormulaSyntaxError, parse_formula

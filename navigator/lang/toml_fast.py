@@ -58,7 +58,7 @@ _ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "\\
 
 
 #: dotted keys nest tables; fact files use two parts (args.level), and longer ones go to
-#: the bounded reader, which refuses nesting deeper than fuseflow.readers.MAX_NESTING
+#: the bounded reader, which refuses nesting deeper than fuseflow.support.readers.MAX_NESTING
 _MAX_DOTTED_PARTS = 8
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from fuseflow.files import read_user_text
-from fuseflow.readers import parse_toml_text
-from fuseflow.errors import UserError
+from fuseflow.support.files import read_user_text
+from fuseflow.support.readers import parse_toml_text
+from fuseflow.support.errors import UserError
 from navigator.lang.toml_fast import parse_simple_toml
 
 
@@ -19,7 +19,7 @@ def parse_toml(text: str, source: str, error_type: type[UserError], what: str = 
     """Parse TOML text. tomllib's message already ends in '(at line L, column C)'.
 
     Fact files take a fast path (`toml_fast`) that gives the same dict; anything it does
-    not handle, errors included, goes to the bounded reader (fuseflow.readers).
+    not handle, errors included, goes to the bounded reader (fuseflow.support.readers).
     """
     simple = parse_simple_toml(text)
     if simple is not None:

@@ -2,7 +2,7 @@
 
 Each setting is taken from the first place that gives it: a command-line flag, then the
 environment, then the `[llm]` table of the config file, then the default. The key is read
-from OPENAI_API_KEY only (`navigator.llm.errors.api_key`), when a client is built; a config
+from OPENAI_API_KEY only (`navigator.llm.failures.api_key`), when a client is built; a config
 file that holds one is refused, so a key never ends up in a file Navigator reads or writes.
 
     [llm]
@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
-from fuseflow.errors import show_value
-from fuseflow.files import read_user_text
-from fuseflow.readers import parse_toml_text
-from fuseflow.toml_lines import KeyLines
-from navigator.llm.errors import KEY_ENV, LLMConfigError, api_key
+from fuseflow.support.errors import show_value
+from fuseflow.support.files import read_user_text
+from fuseflow.support.readers import parse_toml_text
+from fuseflow.support.toml_lines import KeyLines
+from navigator.llm.failures import KEY_ENV, LLMConfigError, api_key
 
 BASE_URL_ENV = "OPENAI_BASE_URL"
 MODEL_ENV = "NAVIGATOR_LLM_MODEL"
@@ -61,7 +61,7 @@ FILE_KEYS = ("base_url", "model", *NUMBERS, "structured")
 
 @dataclass(frozen=True)
 class LLMConfig:
-    """Everything needed to ask a model, except the key (see `navigator.llm.errors.api_key`)."""
+    """Everything needed to ask a model, except the key (see `navigator.llm.failures.api_key`)."""
     base_url: str | None
     model: str
     timeout: float = 60.0

@@ -5,7 +5,7 @@ hardware, described once per schedule space for the language model's prompt.
 no reference back), so later rounds of a fill pay nothing for it. Every figure is printed with
 a fixed number of significant digits (`figure`), so the same space gives the same bytes.
 
-The data statistics are measured on the inputs the simulator runs on: `simulator.data.materialize`
+The data statistics are measured on the inputs the simulator runs on: `simulator.program_data.materialize`
 over the space's binding (the `--data` graph or the program's preset, at the bound sizes).
 """
 
@@ -16,15 +16,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from fuseflow.hardware import Hardware
-    from fuseflow.ir import Program
-    from navigator.space import ScheduleSpace
+    from fuseflow.cost.hardware import Hardware
+    from fuseflow.program.ir import Program
+    from navigator.fuseflow.schedule_space import ScheduleSpace
 
 
 def figure(value: float) -> str:
     """Three significant digits, exponent without `+` or leading zeros (1.23e5, 0.5, 12): the
-    cost hints' format (fuseflow.cost_hints), so figures read alike across the prompt."""
-    from fuseflow.cost_hints import _short
+    cost hints' format (fuseflow.cost.hints), so figures read alike across the prompt."""
+    from fuseflow.cost.hints import _short
 
     return _short(float(value))
 
@@ -141,8 +141,8 @@ def describe_data(space: "ScheduleSpace", hardware: "Hardware", seed: int | None
 
 def _inputs(space: "ScheduleSpace", seed: int | None) -> tuple[dict, str | None]:
     """The simulator's input arrays, or none and why (data too large to generate, say)."""
-    from fuseflow.errors import UserError
-    from simulator.data import materialize
+    from fuseflow.support.errors import UserError
+    from simulator.program_data import materialize
 
     try:
         return materialize(space.program, space.binding, seed).arrays, None

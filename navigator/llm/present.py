@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from fuseflow.errors import UserError
+from fuseflow.support.errors import UserError
 
 if TYPE_CHECKING:
     from navigator.llm.strategy import Ranked

@@ -27,8 +27,8 @@ from navigator.lang.formula import format_value
 from navigator.llm.describe import ProgramBrief, count_text, figure
 
 if TYPE_CHECKING:
-    from fuseflow.cost_hints import CostHint
-    from fuseflow.hardware import Hardware
+    from fuseflow.cost.hints import CostHint
+    from fuseflow.cost.hardware import Hardware
     from navigator.auto.base import StrategyContext
     from navigator.synth import Count, HoleMenu, Menus, Sketch
 
@@ -94,7 +94,7 @@ def build_prompt(context: "StrategyContext", holes: Iterable[int], *, instructio
     holes = tuple(sorted(set(holes)))
     space = context.space
     if space is not None and hardware is None:
-        from fuseflow.hardware import load_hardware
+        from fuseflow.cost.hardware import load_hardware
 
         hardware = load_hardware()
     state = _state_text(context, holes, hardware, max_options)
@@ -200,7 +200,7 @@ def _file_name(source: str | None) -> str:
 # ---------------------------------------------------------------- the sketch and its regions
 
 def _sketch_text(sketch: "Sketch", holes: tuple[int, ...]) -> str:
-    from navigator.session_files.regions import region_view
+    from navigator.present.regions import region_view
     from navigator.synth import format_sketch
 
     open_holes = [h.id for h in sketch.holes()]
@@ -220,7 +220,7 @@ def _sketch_text(sketch: "Sketch", holes: tuple[int, ...]) -> str:
 
 
 def _hole_regions(sketch: "Sketch") -> dict[int, str | None]:
-    from navigator.session_files.regions import region_view
+    from navigator.present.regions import region_view
 
     return region_view(sketch).hole_region
 
@@ -228,8 +228,8 @@ def _hole_regions(sketch: "Sketch") -> dict[int, str | None]:
 def _regions_text(context: "StrategyContext", hardware) -> str:
     """Each region's order, roofline class and figures once the open holes take their
     defaults (navigator.auto.scope.complete_for_scoring), by the cost model."""
-    from fuseflow.cost import schedule_cost
-    from fuseflow.errors import UserError
+    from fuseflow.cost.estimate import schedule_cost
+    from fuseflow.support.errors import UserError
     from navigator.auto.scope import complete_for_scoring
 
     space = context.space

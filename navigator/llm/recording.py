@@ -22,10 +22,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from fuseflow.errors import UserError, show_value
-from fuseflow.files import file_stem, read_user_text, write_text_atomic
-from fuseflow.readers import parse_json_text
-from navigator.llm.errors import AnswerProblem, LLMConfigError, LLMUnavailable, api_key, scrub, scrub_value
+from fuseflow.support.errors import UserError, show_value
+from fuseflow.support.files import file_stem, read_user_text, write_text_atomic
+from fuseflow.support.readers import parse_json_text
+from navigator.llm.failures import AnswerProblem, LLMConfigError, LLMUnavailable, api_key, scrub, scrub_value
 from navigator.llm.transport import ChatClient, Reply, messages_sha256
 
 VERSION = 1

@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from fuseflow.errors import UserError, one_line
-from fuseflow.readers import parse_json_text
-from navigator.llm.errors import AnswerProblem, LLMConfigError, LLMUnavailable, api_key, scrub
+from fuseflow.support.errors import UserError, one_line
+from fuseflow.support.readers import parse_json_text
+from navigator.llm.failures import AnswerProblem, LLMConfigError, LLMUnavailable, api_key, scrub
 
 if TYPE_CHECKING:
     from navigator.llm.config import LLMConfig

@@ -37,7 +37,7 @@ there). Counts depend only on the library and the facts, so every menu shares th
 
 from __future__ import annotations
 
-from fuseflow.memory import ResourceError
+from fuseflow.support.memory import ResourceError
 from navigator.lang.formula import describe_value
 from navigator.synth.alias_cycles import count_cycle_without_aliases
 from navigator.synth.compiled import CompiledFunction, Meta

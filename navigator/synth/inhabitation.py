@@ -45,7 +45,7 @@ from itertools import product
 from typing import Callable, Iterator, Mapping
 
 from navigator.lang.formula import value_type_of
-from navigator.synth.budget import WorkBudget
+from navigator.synth.lookup_budget import WorkBudget
 from navigator.synth.compiled import CompiledFunction, FactIndex, Meta
 from navigator.synth.domain import Domain
 from navigator.synth.solver import FULL, PROJECT, ComponentResult, Plan, compile_plan

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fuseflow.errors import UserError
+from fuseflow.support.errors import UserError
 from navigator.lang import Library
 from navigator.lang.formula import value_type_of
 from navigator.synth.sketch import MAX_SKETCH_DEPTH, App, Hole, Node, Sketch

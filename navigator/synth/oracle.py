@@ -28,9 +28,8 @@ from typing import Iterator, Mapping
 
 from navigator.lang import FactProgram, Library, LibraryError
 from navigator.lang.formula import Value, format_value, same_value, value_type_of
-from navigator.synth.budget import WORK_PER_FACT, WorkBudget, max_work
+from navigator.synth.lookup_budget import WORK_PER_FACT, WorkBudget, max_work
 from navigator.synth.compiled import FactIndex, Meta, compile_library
-from navigator.synth.cost import CostFunction
 from navigator.synth.count import UNBOUNDED, ZERO, Count
 from navigator.synth.counting import DerivationCounts
 from navigator.synth.domain import build_domain
@@ -79,7 +78,7 @@ def _as_count(n: int | None) -> Count:
 class Oracle:
     """Menus, counts and step checks for one library and fact program."""
 
-    def __init__(self, library: Library, facts: FactProgram, *, cost: CostFunction | None = None,
+    def __init__(self, library: Library, facts: FactProgram, *,
                  work_limit: int | None = None):
         """`work_limit`: candidate rows one operation may visit (default: `budget.max_work()`,
         plus WORK_PER_FACT per fact)."""
@@ -87,13 +86,12 @@ class Oracle:
             work_limit = max_work() + WORK_PER_FACT * len(facts.facts)
         self.budget = WorkBudget(work_limit, where=", ".join(library.sources) or "the library")
         with gc_paused(), self.budget.operation():
-            self._start(library, facts, cost)
+            self._start(library, facts)
 
-    def _start(self, library: Library, facts: FactProgram, cost: CostFunction | None) -> None:
+    def _start(self, library: Library, facts: FactProgram) -> None:
         started = time.perf_counter()
         self.library = library
         self.facts = facts
-        self.cost = cost
         self._type_heights = type_heights(library)
         _check_goal_depth(library, facts.goal.type, self._type_heights)
         self.fact_index = FactIndex(facts)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator, Mapping, Union
 
-from fuseflow.memory import ResourceError
+from fuseflow.support.memory import ResourceError
 from navigator.lang.formula import Value
 
 #: applications on the longest path from the root (the root application is at depth 1): a list of

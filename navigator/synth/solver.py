@@ -31,7 +31,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from navigator.synth.budget import WorkBudget
+from navigator.synth.lookup_budget import WorkBudget
 from navigator.synth.compiled import CompiledFunction, Const, FactIndex, Meta, Operand, Var
 from navigator.synth.domain import Domain
 

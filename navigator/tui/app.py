@@ -20,9 +20,9 @@ from textual.widgets import DataTable, Footer, Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from fuseflow.errors import UserError, one_line
+from fuseflow.support.errors import UserError, one_line
 from navigator.tui.controller import Navigation, menu_context
-from navigator.tui.text import block, marked, plain
+from navigator.tui.safe_text import block, marked, plain
 from navigator.tui.screens import KEYS, AutoDialog, ConfirmDialog, ExportDialog, HelpScreen, ProposalsScreen
 
 #: Textual's names of the keys that are punctuation

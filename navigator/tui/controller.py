@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from fuseflow.errors import UserError
+from fuseflow.support.errors import UserError
 
 if TYPE_CHECKING:
     from navigator.llm.strategy import LLMStrategy, Proposals
-    from navigator.session import StepRecord
-    from navigator.session_files.workspace import Workspace
+    from navigator.navigation.session import StepRecord
+    from navigator.workspace.session_workspace import Workspace
     from navigator.synth import HoleMenu, MenuOption
 
 
@@ -99,8 +99,8 @@ class Navigation:
     @classmethod
     def open(cls, path: Path, spec=None) -> tuple["Navigation", str]:
         """Resume the session at `path`, or start one for `spec` there; says which."""
-        from navigator.session_files import create_workspace, open_workspace, session_exists
-        from navigator.session_files.files import session_target
+        from navigator.workspace import create_workspace, open_workspace, session_exists
+        from navigator.workspace.session_file import session_target
 
         target = session_target(path)
         if session_exists(target):
@@ -170,7 +170,7 @@ class Navigation:
         return list(self._options_of[1])
 
     def _option_rows(self, hole: int) -> list[OptionRow]:
-        from navigator.session_files.views import _info  # the library's title and description
+        from navigator.present.views import _info  # the library's title and description
 
         rows = []
         library = self.workspace.space.library if not self.workspace.is_problem else self.session.library
@@ -211,8 +211,8 @@ class Navigation:
         return "\n".join(line for line in lines if line is not None)
 
     def history(self) -> list[HistoryRow]:
-        from navigator.session_files.choice import compact_labels, count_text
-        from navigator.session_files.views import _figures_text
+        from navigator.present.choice import compact_labels, count_text
+        from navigator.present.views import _figures_text
 
         session = self.session
         rows = []
@@ -253,7 +253,7 @@ class Navigation:
         session = self.session
         space, evaluation = self._space_and_evaluation()
         sketch = session.sketch
-        context = StrategyContext(session, session.menus(), session.oracle.cost, space, evaluation, viewed=sketch)
+        context = StrategyContext(session, session.menus(), space, evaluation, viewed=sketch)
         return Planned(chosen, chosen.plan(context, hole, Scope(scope)), sketch)
 
     def take(self, planned: "Planned") -> list["StepRecord"]:
@@ -288,7 +288,7 @@ class Navigation:
         session = self.session
         space, evaluation = self._space_and_evaluation()
         sketch = session.sketch
-        context = StrategyContext(session, session.menus(), session.oracle.cost, space, evaluation, viewed=sketch)
+        context = StrategyContext(session, session.menus(), space, evaluation, viewed=sketch)
         return strategy.propose(context, hole, Scope(scope)), sketch
 
     def accept(self, strategy: "LLMStrategy", proposals: "Proposals", sketch, index: int) -> list["StepRecord"]:
@@ -323,7 +323,7 @@ class Navigation:
         """Simulate the sketch, its open holes at their defaults, and the unfused defaults."""
         from fuseflow.schedule import default_schedule
         from navigator.auto.scope import complete_for_scoring
-        from navigator.batch.evaluation import EvalConfig, load_inputs, simulate
+        from navigator.evaluation.tasks import EvalConfig, load_inputs, simulate
 
         if self.workspace.is_problem:
             raise UserError("a Honeybee problem has no simulator", where="evaluate",
@@ -345,10 +345,10 @@ class Navigation:
     def export(self, json_path: str | None, python_path: str | None, fill_defaults: bool) -> list[str]:
         """Write the schedule JSON and/or the Python program; an incomplete sketch is refused
         unless `fill_defaults` (then the copy written takes the defaults; the session does not)."""
-        from fuseflow.files import write_text_atomic
+        from fuseflow.support.files import write_text_atomic
         from fuseflow.schedule import save_schedule
-        from navigator.export import complete_schedule, schedule_python
-        from navigator.session_files import open_workspace
+        from navigator.actions.export import complete_schedule, schedule_python
+        from navigator.workspace import open_workspace
 
         if not json_path and not python_path:
             raise UserError("nothing to write", where="export", fix="give a path for the JSON or the Python program")
@@ -371,7 +371,7 @@ class Navigation:
     # ---- helpers
 
     def _space_and_evaluation(self):
-        from navigator.batch.evaluation import EvalConfig
+        from navigator.evaluation.tasks import EvalConfig
 
         if self.workspace.is_problem:
             return None, None
@@ -405,10 +405,10 @@ def _shared_metadata(options) -> dict:
 def _export_problem(copy: "Workspace", json_path: str | None, python_path: str | None, fill_defaults: bool) -> list[str]:
     """A Honeybee problem's expression in Honeybee's JSON form, and the program its library's
     code assembles (never run), as `navigator export` writes them."""
-    from fuseflow.files import write_text_atomic
-    from navigator.codegen import has_code, python_program
-    from navigator.commands.common import json_text
-    from navigator.export import complete_expression
+    from fuseflow.support.files import write_text_atomic
+    from navigator.honeybee.codegen import has_code, python_program
+    from navigator.commands.options import json_text
+    from navigator.actions.export import complete_expression
 
     library = copy.space.library
     if python_path and not has_code(library):
@@ -442,7 +442,7 @@ def _check_text(result: dict) -> str:
 
 def _region_lines(program, region: str, metadata: dict) -> list[str]:
     """The region's ops and operand formats; an order's loop nest, compressed levels marked."""
-    from fuseflow.ir import unify_region
+    from fuseflow.program.ir import unify_region
 
     ops = tuple(region.split("+"))
     try:

@@ -16,8 +16,8 @@ def run_tui(path: Path, spec=None) -> int:
     session meanwhile is told that it is open in the TUI; commands that only read it work."""
     from contextlib import ExitStack
 
-    from fuseflow.errors import UserError
-    from navigator.session_files.files import hold_session
+    from fuseflow.support.errors import UserError
+    from navigator.workspace.session_file import hold_session
     from navigator.tui.app import NavigatorApp, OpeningFailed
     from navigator.tui.controller import Navigation
 

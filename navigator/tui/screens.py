@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, OptionList, RadioButton, RadioSet, Static
 from textual.widgets.option_list import Option
 
-from navigator.tui.text import block
+from navigator.tui.safe_text import block
 
 if TYPE_CHECKING:
     from navigator.llm.strategy import Proposals

@@ -10,16 +10,12 @@ from tests.cli.conftest import SMALL_SPMM
 
 
 class LastOption:
-    """Picks the last option of every menu, and asks the cost hook about the current sketch."""
+    """Picks the last option of every menu."""
 
     name = "last"
     provenance = "strategy:last"
 
-    def __init__(self):
-        self.estimates = []
-
     def choose(self, context: StrategyContext, hole: int) -> Choice:
-        self.estimates.append(context.estimate(context.sketch))
         return Choice(context.menu(hole).options[-1].id, "the last one")
 
 
@@ -76,11 +72,11 @@ def test_misbehaving_strategy_fails_the_work_with_exit_1(cli, extra_strategies, 
 
 def test_default_strategy_without_a_default(tmp_path):
     """A hole whose library marks no default: the default strategy says so and names the fix."""
-    from fuseflow.binding import bind
-    from fuseflow.bundled import resolve_program
+    from fuseflow.program.binding import bind
+    from fuseflow.program.bundled import resolve_program
     from navigator.auto import fill_with_strategy
-    from navigator.session import Session
-    from navigator.space import ScheduleSpace, bundled_library_text
+    from navigator.navigation.session import Session
+    from navigator.fuseflow.schedule_space import ScheduleSpace, bundled_library_text
 
     library = tmp_path / "lib.hblib.toml"
     library.write_text(bundled_library_text().replace("default = { factor = 1 }\n", ""), encoding="utf-8")

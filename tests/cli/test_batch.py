@@ -18,11 +18,11 @@ SPMM = ["--program", "spmm", "--dim", "N=8"]
 
 
 def _write_samples(folder: Path, program: str, count: int, dims: dict, seed: int) -> list[Path]:
-    from fuseflow.binding import bind
-    from fuseflow.bundled import resolve_program
+    from fuseflow.program.binding import bind
+    from fuseflow.program.bundled import resolve_program
     from fuseflow.schedule import save_schedule
-    from navigator.sampling import sample_schedules
-    from navigator.space import ScheduleSpace
+    from navigator.navigation.sampling import sample_schedules
+    from navigator.fuseflow.schedule_space import ScheduleSpace
 
     resolved = resolve_program(program)
     space = ScheduleSpace.build(resolved, bind(resolved, None, dims))

@@ -218,7 +218,7 @@ def test_records_of_any_shape_do_not_crash_the_run_check(cli, samples, tmp_path)
 # ---------------------------------------------------------------- schedules that do not read
 
 def test_schedules_that_do_not_read_are_failed_records(cli, samples, tmp_path, monkeypatch):
-    from fuseflow.files import TEXT_LIMIT
+    from fuseflow.support.files import TEXT_LIMIT
 
     folder = tmp_path / "cands"
     (folder / "nan.json").write_text('{"regions": NaN}')
@@ -277,7 +277,7 @@ def test_an_outcome_that_is_not_json_is_recorded_as_an_error(tmp_path, monkeypat
     from concurrent.futures import ThreadPoolExecutor
 
     from navigator.batch import Candidate, EvalConfig, ResultsLog, run_batch, runner
-    from navigator.session_files import ProgramSpec
+    from navigator.workspace import ProgramSpec
 
     monkeypatch.setattr(runner, "run_task", lambda task: {"status": "ok", "error": None, "metrics": {1, 2},
                                                           "report": None, "seconds": 0.0, "worker": "w"})
@@ -349,7 +349,7 @@ def test_an_executor_that_breaks_or_refuses_work_at_submit(tmp_path, monkeypatch
     from concurrent.futures.process import BrokenProcessPool
 
     from navigator.batch import Candidate, EvalConfig, ResultsLog, run_batch, runner
-    from navigator.session_files import ProgramSpec
+    from navigator.workspace import ProgramSpec
 
     monkeypatch.setattr(runner, "run_task", _fake_outcome)
     config = EvalConfig(ProgramSpec.from_user("spmm"))
@@ -369,8 +369,9 @@ def test_an_executor_that_breaks_or_refuses_work_at_submit(tmp_path, monkeypatch
 
 def test_run_task_turns_any_crash_into_an_outcome(monkeypatch):
     from fuseflow.schedule import default_schedule, schedule_to_json
-    from navigator.batch import EvalConfig, Task, evaluation
-    from navigator.session_files import ProgramSpec
+    from navigator.evaluation import tasks as evaluation
+    from navigator.evaluation.tasks import EvalConfig, Task
+    from navigator.workspace import ProgramSpec
 
     config = EvalConfig(ProgramSpec.from_user("spmm", dims={"N": 8}), check=False)
     program = evaluation.load_inputs(config.spec, None, None).program

@@ -177,7 +177,7 @@ def test_timeouts_out_of_range(cli, one_schedule, value):
 
 
 def test_time_limit_accepts_any_number():
-    from navigator.batch.evaluation import time_limit
+    from navigator.evaluation.tasks import time_limit
 
     for seconds in (float("inf"), 1e300, 2.0**40):
         with time_limit(seconds):

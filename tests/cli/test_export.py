@@ -35,7 +35,7 @@ def test_export_partial_json_and_python_end_to_end(nav, cli, tmp_path):
     # The script rebuilds the same file, byte for byte, with fuseflow's API only.
     script = (tmp_path / "s.py").read_text()
     imports = {node.module for node in ast.walk(ast.parse(script)) if isinstance(node, ast.ImportFrom)}
-    assert imports == {"fuseflow.binding", "fuseflow.bundled", "fuseflow.errors", "fuseflow.schedule"}
+    assert imports == {"fuseflow.program.binding", "fuseflow.program.bundled", "fuseflow.support.errors", "fuseflow.schedule"}
     run = subprocess.run([sys.executable, "s.py", "again.json"], cwd=tmp_path, capture_output=True, text=True,
                          env=clean_env(), timeout=60)
     assert run.returncode == 0, run.stderr
@@ -62,7 +62,7 @@ def test_export_to_stdout_keeps_choices(cli, tmp_path):
 
 
 def test_python_export_of_a_program_file(cli, tmp_path):
-    from fuseflow.bundled import bundled_program_text
+    from fuseflow.program.bundled import bundled_program_text
 
     (tmp_path / "my prog.toml").write_text(bundled_program_text("sddmm"), encoding="utf-8")
     cli("start", "my prog.toml", "--dim", "N=4", "--dim", "K=2", "--no-forced", ok=True)

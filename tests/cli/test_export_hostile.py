@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from fuseflow.schedule import RegionSchedule, Schedule
-from navigator.export import default_output, schedule_python
+from navigator.actions.export import default_output, schedule_python
 from tests.cli.conftest import SMALL_SPMM, assert_user_error, clean_env
 
 PAYLOAD = '__import__("os").system("touch pwned")'
@@ -102,7 +102,7 @@ program_name = st.sampled_from(["import", "class", "x-1.y", "_", "n" * 64, "SELE
           phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(name=program_name, program=file_name, session=file_name, output=file_name, rationale=hostile)
 def test_generated_scripts_run_and_write_exactly_the_exported_json(name, program, session, output, rationale):
-    from fuseflow.bundled import bundled_program_text
+    from fuseflow.program.bundled import bundled_program_text
 
     text = bundled_program_text("spmm").replace('name = "spmm"', f"name = {_toml_string(name)}", 1)  # the program's
     with tempfile.TemporaryDirectory() as tmp:
@@ -127,7 +127,7 @@ def test_generated_scripts_run_and_write_exactly_the_exported_json(name, program
 
 
 def test_a_hostile_program_name_does_not_run_when_the_script_is_imported(cli, tmp_path):
-    from fuseflow.bundled import bundled_program_text
+    from fuseflow.program.bundled import bundled_program_text
 
     name = f'x"""; {PAYLOAD}; """\n# coding: utf-7'
     text = bundled_program_text("spmm").replace('name = "spmm"', f"name = {_toml_string(name)}", 1)

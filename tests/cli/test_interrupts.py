@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from navigator import interrupts
+from navigator.process import interrupts
 
 
 def _raising(exc: BaseException):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from fuseflow.binding import bind
-from fuseflow.bundled import resolve_program
-from fuseflow.space_size import schedule_space_size
+from fuseflow.program.binding import bind
+from fuseflow.program.bundled import resolve_program
+from fuseflow.schedule.space_size import schedule_space_size
 
 
 def test_start_show_and_fill_transformer12(nav):

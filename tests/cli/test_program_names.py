@@ -1,10 +1,10 @@
-"""One rule for a PROGRAM argument (fuseflow.bundled.program_location): a bundled name means
+"""One rule for a PROGRAM argument (fuseflow.program.bundled.program_location): a bundled name means
 the bundled program even when a file or folder of that name is in the way; paths are paths."""
 
 from __future__ import annotations
 
-from fuseflow.bundled import bundled_program_text, program_location
-from navigator.session_files import ProgramSpec
+from fuseflow.program.bundled import bundled_program_text, program_location
+from navigator.workspace import ProgramSpec
 from tests.cli.conftest import SMALL_SPMM, assert_user_error
 
 

@@ -10,9 +10,9 @@ from tests.cli.conftest import SMALL_SPMM
 
 
 def _space(name: str, dims: dict):
-    from fuseflow.binding import bind
-    from fuseflow.bundled import resolve_program
-    from navigator.space import ScheduleSpace
+    from fuseflow.program.binding import bind
+    from fuseflow.program.bundled import resolve_program
+    from navigator.fuseflow.schedule_space import ScheduleSpace
 
     program = resolve_program(name)
     return ScheduleSpace.build(program, bind(program, None, dims))
@@ -22,7 +22,7 @@ def test_samples_are_uniform_chi_square():
     from scipy.stats import chisquare
 
     from fuseflow.schedule import schedule_problems
-    from navigator.sampling import UniformSampler
+    from navigator.navigation.sampling import UniformSampler
 
     space = _space("spmm", {"N": 2, "J": 2})
     sampler = UniformSampler(space.oracle)

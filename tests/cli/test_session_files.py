@@ -48,7 +48,7 @@ def test_a_session_reached_through_a_symbolic_link_writes_its_target(cli, tmp_pa
 def test_link_and_target_contend_for_the_same_lock(cli, tmp_path, monkeypatch):
     from filelock import FileLock
 
-    import navigator.session_files.files as files
+    import navigator.workspace.session_file as files
 
     (tmp_path / "real").mkdir()
     (tmp_path / "link.json").symlink_to("real/s.json")
@@ -135,8 +135,8 @@ def test_a_device_at_the_session_path(cli):
 
 
 def test_file_hash_refuses_a_fifo_and_a_device(tmp_path):
-    from fuseflow.errors import UserError
-    from navigator.session_files.spec import file_hash
+    from fuseflow.support.errors import UserError
+    from navigator.workspace.spec import file_hash
 
     os.mkfifo(tmp_path / "hw.toml")
     for path in (str(tmp_path / "hw.toml"), "/dev/zero"):

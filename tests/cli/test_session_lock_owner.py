@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from navigator.session import SessionError
-from navigator.session_files import hold_session, locked_workspace, session_lock
-from navigator.session_files import files
-from navigator.session_files.lock_owner import (LockOwner, default_holder, owner_path, read_owner, remove_owner,
+from navigator.navigation.session import SessionError
+from navigator.workspace import hold_session, locked_workspace, session_lock
+from navigator.workspace import session_file as files
+from navigator.workspace.lock_owner import (LockOwner, default_holder, owner_path, read_owner, remove_owner,
                                                 write_owner)
 from tests.cli.conftest import SMALL_SPMM, assert_user_error, clean_env
 
@@ -32,7 +32,7 @@ READING = (["show"], ["history"], ["export", "--partial"])
 
 _HOLD = """
 import pathlib, sys, time
-from navigator.session_files import {function}
+from navigator.workspace import {function}
 with {function}(pathlib.Path(sys.argv[1]){extra}):
     print("held", flush=True)
     time.sleep(300)

@@ -74,7 +74,7 @@ def test_corrupted_session_end_to_end(nav, cli, tmp_path):
 
 
 def test_changed_program_file_is_detected_and_named(cli, tmp_path):
-    from fuseflow.bundled import bundled_program_text
+    from fuseflow.program.bundled import bundled_program_text
 
     program = tmp_path / "prog.toml"
     program.write_text(bundled_program_text("spmm"), encoding="utf-8")
@@ -100,7 +100,7 @@ def test_changed_program_file_is_detected_and_named(cli, tmp_path):
 
 
 def test_changed_library_and_data_are_detected(cli, tmp_path):
-    from navigator.space import bundled_library_text
+    from navigator.fuseflow.schedule_space import bundled_library_text
 
     (tmp_path / "lib.hblib.toml").write_text(bundled_library_text(), encoding="utf-8")
     header = "%%MatrixMarket matrix coordinate pattern general\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from navigator.session_files.regions import region_view
+from navigator.present.regions import region_view
 from navigator.synth import sketch_from_json
 from tests.cli.conftest import assert_user_error
 
@@ -52,7 +52,7 @@ def test_before_the_fusion_is_chosen_there_are_no_regions(cli):
 
 
 def test_a_hole_belongs_to_the_nearest_enclosing_region():
-    from navigator.space import load_scheduling_library
+    from navigator.fuseflow.schedule_space import load_scheduling_library
 
     library, _ = load_scheduling_library()
     expression = {"App": [{"name": "dataflow", "metadata": {"region": "r"}, "arity": ["order", "pars"]},

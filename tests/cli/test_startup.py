@@ -127,7 +127,7 @@ def _assert_interrupted(result: subprocess.CompletedProcess) -> None:
     "navigator.cli",
     "argparse",
     "navigator.commands.batch",     # while the parser is built
-    "fuseflow.bundled",             # inside the command
+    "fuseflow.program.bundled",             # inside the command
 ])
 def test_ctrl_c_during_start_up_prints_one_line_and_exits_130(tmp_path, launch, module):
     _assert_interrupted(_run(tmp_path, launch, "programs", NAVIGATOR_TEST_SIGINT_AT=module))
@@ -141,7 +141,7 @@ def test_ctrl_c_after_the_command_while_python_shuts_down(tmp_path):
 
 
 def test_ctrl_c_while_a_command_loads_the_compiler(tmp_path):
-    for module in ("numpy", "fuseflow.facts"):
+    for module in ("numpy", "navigator.fuseflow.facts"):
         _assert_interrupted(_run(tmp_path, "python -m navigator", "count", "spmm",
                                  NAVIGATOR_TEST_SIGINT_AT=module))
 

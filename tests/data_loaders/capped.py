@@ -17,7 +17,7 @@ ADDRESS_SPACE = 1536 << 20
 _RUNNER = textwrap.dedent("""
     import importlib, json, resource, sys
     resource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap}))
-    from fuseflow.errors import UserError
+    from fuseflow.support.errors import UserError
     results = []
     for module, function, args, kwargs in json.loads(sys.argv[1]):
         try:
@@ -46,6 +46,6 @@ def load_and_preprocess(path: str) -> None:
     """What `bind` does with a GCN's data file: load it, then symmetrize, add self loops and
     normalize (a module-level function, so run_capped can call it by name)."""
     from fuseflow.data.loaders import load_graph
-    from fuseflow.data.preprocess import preprocess_graph
+    from fuseflow.data.preprocessing import preprocess_graph
 
     preprocess_graph(load_graph(path), symmetrize=True, self_loops=True, normalize="sym")

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from fuseflow.data import (GraphData, load_edge_list, load_graph, load_mtx, load_npz,
                            load_planetoid_graph)
-from fuseflow.errors import DataError
+from fuseflow.support.errors import DataError
 
 
 @st.composite

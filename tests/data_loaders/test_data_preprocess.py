@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from fuseflow.data import (GraphData, add_self_loops, gini, normalize, preprocess,
                            preprocess_graph, remove_self_loops, symmetrize)
-from fuseflow.errors import DataError
+from fuseflow.support.errors import DataError
 
 PROPERTY = settings(deadline=None, max_examples=60)
 

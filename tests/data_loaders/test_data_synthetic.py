@@ -14,7 +14,7 @@ from fuseflow.data import (PRESETS, GraphData, get_preset, make_preset_graph, po
                            synthetic_features)
 from fuseflow.data import synthetic
 from fuseflow.data.synthetic import stored_entries
-from fuseflow.errors import DataError
+from fuseflow.support.errors import DataError
 
 FAST = settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 

@@ -33,8 +33,8 @@ from fuseflow.data import (
     load_npz,
     load_planetoid_graph,
 )
-from fuseflow.errors import UserError
-from fuseflow.memory import ResourceError, set_max_memory
+from fuseflow.support.errors import UserError
+from fuseflow.support.memory import ResourceError, set_max_memory
 from tests.cli.conftest import InProcess, assert_user_error
 from tests.data_loaders.capped import run_capped
 

@@ -11,15 +11,15 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from fuseflow.binding import MAX_EXTENT, bind
-from fuseflow.bundled import resolve_program
+from fuseflow.program.binding import MAX_EXTENT, bind
+from fuseflow.program.bundled import resolve_program
 from fuseflow.data import preprocess, scaled_sizes
 from fuseflow.data.synthetic import get_preset
-from fuseflow.errors import DataError, UserError
-from fuseflow.frontend import parse_program
-from fuseflow.memory import ResourceError, set_max_memory
+from fuseflow.support.errors import DataError, UserError
+from fuseflow.program.frontend import parse_program
+from fuseflow.support.memory import ResourceError, set_max_memory
 from fuseflow.schedule import default_schedule, save_schedule
-from simulator.data import input_allocations, materialize
+from simulator.program_data import input_allocations, materialize
 from simulator.reference import evaluate_program
 from tests.cli.conftest import InProcess, assert_user_error
 from tests.data_loaders.capped import run_capped

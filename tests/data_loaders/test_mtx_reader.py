@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fuseflow.data.loaders import load_mtx
-from fuseflow.errors import DataError
+from fuseflow.support.errors import DataError
 
 HEADER = "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1.0\n"
 

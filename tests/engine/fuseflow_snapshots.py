@@ -78,9 +78,9 @@ def walk(oracle, kind: str, seed: int = 0) -> list[dict]:
 
 
 def record(names=None) -> None:  # pragma: no cover - run by hand against the old engine
-    from fuseflow.binding import bind
-    from fuseflow.bundled import resolve_program
-    from fuseflow.facts import program_facts
+    from fuseflow.program.binding import bind
+    from fuseflow.program.bundled import resolve_program
+    from navigator.fuseflow.facts import program_facts
 
     from navigator.synth import Oracle
 

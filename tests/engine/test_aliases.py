@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from navigator.auto import fill_open_holes, get_strategy
 from navigator.lang import LibraryError, parse_facts, parse_library
-from navigator.sampling import SamplingError, UniformSampler
-from navigator.session import Session
+from navigator.navigation.sampling import SamplingError, UniformSampler
+from navigator.navigation.session import Session
 from navigator.synth import UNBOUNDED, Count, Oracle
 from navigator.synth.count import total
 

@@ -1,5 +1,5 @@
 """Functions that can never be applied (navigator.lang.applicability, navigator.synth.applicability),
-the collecting library loader, and the report of `navigator library check` (navigator.library_check)."""
+the collecting library loader, and the report of `navigator library check` (navigator.honeybee.library_check)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from navigator.lang import LibraryError, load_facts, load_library, parse_library
 from navigator.lang.applicability import never_applicable, satisfiable
 from navigator.lang.formula import Comparison, Literal, RetField, value_type_of
 from navigator.lang.library_loader import load_library_collecting
-from navigator.library_check import (
+from navigator.honeybee.library_check import (
     BLOCKED_BY_FACTS,
     DECLARATION,
     NEVER_APPLIED,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fuseflow.errors import UserError
+from fuseflow.support.errors import UserError
 from navigator.lang import FactError, LibraryError, load_facts, load_library, parse_library
 
 GOOD_TYPES = """

@@ -1,4 +1,4 @@
-"""Honeybee's code generator (navigator/codegen.py): order, names, substitution, safety."""
+"""Honeybee's code generator (navigator/honeybee/codegen.py): order, names, substitution, safety."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from navigator import codegen
-from navigator.codegen import CodegenError
+from navigator.honeybee import codegen
+from navigator.honeybee.codegen import CodegenError
 from navigator.lang import parse_library
 from navigator.synth.json_form import sketch_from_json
 
@@ -192,7 +192,7 @@ def test_any_library_text_outside_code_keeps_the_program_parsing(title, var_name
 
 @pytest.mark.parametrize("expression", [{"App": 5}, {"App": []}, [1], {"Hole": "x"}, {"App": [{"name": "nope"}, {}]}])
 def test_a_malformed_expression_is_a_user_error(expression):
-    from fuseflow.errors import UserError
+    from fuseflow.support.errors import UserError
 
     with pytest.raises(UserError):
         codegen.python_program(library(), expression)

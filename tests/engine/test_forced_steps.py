@@ -1,4 +1,4 @@
-"""Forced steps and commands as undo units (navigator.session).
+"""Forced steps and commands as undo units (navigator.navigation.session).
 
 1. With `forced_steps`, every command ends with no open hole offering exactly one option;
    the steps it adds are `forced`, belong to the command, and change no count: the total
@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from navigator.replay import replay
-from navigator.session import FORCED, Session, SessionError, StepRecord
+from navigator.navigation.replay import replay
+from navigator.navigation.session import FORCED, Session, SessionError, StepRecord
 from navigator.synth import sketch_to_json
 
 from .examples import sched

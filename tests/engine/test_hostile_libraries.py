@@ -14,15 +14,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fuseflow.errors import UserError
-from fuseflow.memory import ResourceError
+from fuseflow.support.errors import UserError
+from fuseflow.support.memory import ResourceError
 from navigator.auto import fill_open_holes, get_strategy
 from navigator.lang import FactError, LibraryError, parse_facts, parse_library
-from navigator.replay import replay
-from navigator.sampling import SamplingError, UniformSampler
-from navigator.session import Session
+from navigator.navigation.replay import replay
+from navigator.navigation.sampling import SamplingError, UniformSampler
+from navigator.navigation.session import Session
 from navigator.synth import App, Hole, Oracle, Sketch, format_sketch, node_to_json, sketch_from_json
-from fuseflow.readers import dumps_deep, recursion_room
+from fuseflow.support.readers import dumps_deep, recursion_room
 from navigator.synth.sketch import MAX_SKETCH_DEPTH, SKETCH_JSON_NESTING, SketchTooDeep
 
 from .oracle_checks import load

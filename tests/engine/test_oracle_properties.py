@@ -4,7 +4,7 @@
    hole are precisely the (function, metadata) fills after which the reference finds a
    completion (this is strong soundness, and completeness step by step).
 2. Every complete program up to a size bound, enumerated explicitly, is reachable through
-   offered steps alone (strong completeness), also via `navigator.replay`.
+   offered steps alone (strong completeness), also via `navigator.navigation.replay`.
 3. Counts: every option's count (whole programs after the step), subtree count and the
    menu total equal the reference's; "unbounded" exactly when the reference finds trees
    deeper than the number of inhabited pairs; and finite counts match explicit
@@ -16,7 +16,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from navigator.replay import replay
+from navigator.navigation.replay import replay
 from navigator.synth import Oracle, sketch_to_json
 
 from .oracle_checks import as_ref, assert_oracle_matches_reference, load
@@ -145,7 +145,7 @@ def test_inhabitation_matches_reference(texts):
 @examples(100)
 @given(texts=problems(), data=st.data())
 def test_random_walk_survives_json_save_load_and_replay(texts, data, tmp_path_factory):
-    from navigator.session import Session
+    from navigator.navigation.session import Session
     from navigator.synth import sketch_from_json
 
     library, facts = load(texts)

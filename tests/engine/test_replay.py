@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from navigator.replay import load_target, replay
+from navigator.navigation.replay import load_target, replay
 from navigator.synth import ExpressionError, Oracle, sketch_to_json
 
 from .examples import recursive, sched

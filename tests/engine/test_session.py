@@ -7,7 +7,7 @@ import json
 import pytest
 
 from navigator.lang import parse_facts
-from navigator.session import Session, SessionError, StepRecord
+from navigator.navigation.session import Session, SessionError, StepRecord
 from navigator.synth import Oracle, sketch_to_json
 
 from .examples import SCHED_FACTS, sched

@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from fuseflow.memory import ResourceError
-from navigator.synth.budget import WorkBudget
+from fuseflow.support.memory import ResourceError
+from navigator.synth.lookup_budget import WorkBudget
 
 
 def test_nested_operations_share_and_outermost_renews():

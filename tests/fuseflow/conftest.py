@@ -1,6 +1,6 @@
 import pytest
 
-from fuseflow.frontend import parse_program
+from fuseflow.program.frontend import parse_program
 
 
 @pytest.fixture

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import fuseflow.frontend
-from fuseflow.errors import ProgramError
-from fuseflow.frontend import parse_program
+import fuseflow.program.frontend
+from fuseflow.support.errors import ProgramError
+from fuseflow.program.frontend import parse_program
 from navigator.cli import main
 
 GOOD = '''name = "p"
@@ -247,9 +247,9 @@ def test_bad_program_message(description, text, fragments):
 
 
 def _error_sites() -> dict[int, int]:
-    """First line -> last line of every call in fuseflow/frontend.py that can raise a ProgramError."""
+    """First line -> last line of every call in fuseflow/program/frontend.py that can raise a ProgramError."""
     raisers = {"fail", "identifier", "at_most", "table", "unknown_keys"}
-    tree = ast.parse(Path(fuseflow.frontend.__file__).read_text(encoding="utf-8"))
+    tree = ast.parse(Path(fuseflow.program.frontend.__file__).read_text(encoding="utf-8"))
     return {node.lineno: node.end_lineno for node in ast.walk(tree)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
             and node.func.attr in raisers and isinstance(node.func.value, ast.Name)
@@ -258,7 +258,7 @@ def _error_sites() -> dict[int, int]:
 
 def test_every_reader_error_is_driven():
     """Each call that can raise is on the traceback of some case of BAD_PROGRAMS."""
-    source = str(Path(fuseflow.frontend.__file__))
+    source = str(Path(fuseflow.program.frontend.__file__))
     reached: set[int] = set()
     for _, text, _ in BAD_PROGRAMS:
         with pytest.raises(ProgramError) as info:
@@ -270,7 +270,7 @@ def test_every_reader_error_is_driven():
             tb = tb.tb_next
     sites = _error_sites()
     missed = [line for line, end in sorted(sites.items()) if not any(line <= r <= end for r in reached)]
-    assert len(sites) > 50 and not missed, f"no case in BAD_PROGRAMS reaches fuseflow/frontend.py lines {missed}"
+    assert len(sites) > 50 and not missed, f"no case in BAD_PROGRAMS reaches fuseflow/program/frontend.py lines {missed}"
 
 
 @pytest.mark.parametrize("description,text,fragments", BAD_PROGRAMS[:6], ids=[b[0] for b in BAD_PROGRAMS[:6]])

@@ -1,4 +1,4 @@
-"""BigBird block masks (fuseflow/block_masks.py): the blocks each row keeps, causality, the
+"""BigBird block masks (fuseflow/program/block_masks.py): the blocks each row keeps, causality, the
 diagonal, the density the cost model is told, and the same mask for the same seed."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from fuseflow.binding import bind
-from fuseflow.block_masks import BigBirdPattern, bigbird_mask, block_grid, stored_fraction
-from fuseflow.frontend import parse_program
-from simulator.data import materialize
+from fuseflow.program.binding import bind
+from fuseflow.program.block_masks import BigBirdPattern, bigbird_mask, block_grid, stored_fraction
+from fuseflow.program.frontend import parse_program
+from simulator.program_data import materialize
 
 patterns = st.builds(BigBirdPattern, window=st.sampled_from([1, 3, 5]), global_blocks=st.integers(0, 3),
                      random_blocks=st.integers(0, 4), causal=st.booleans())

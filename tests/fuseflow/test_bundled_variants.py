@@ -1,9 +1,9 @@
-"""Bundled variants (fuseflow.bundled.VARIANTS): a bundled program that is another with other
+"""Bundled variants (fuseflow.program.bundled.VARIANTS): a bundled program that is another with other
 default dimensions, so a block is written once (transformer12 is transformer_block with 12 blocks)."""
 
 import pytest
 
-from fuseflow.bundled import VARIANTS, Variant, bundled_program_names, bundled_program_text, resolve_program, \
+from fuseflow.program.bundled import VARIANTS, Variant, bundled_program_names, bundled_program_text, resolve_program, \
     variant_text
 
 

@@ -6,10 +6,10 @@ import itertools
 import networkx as nx
 from hypothesis import given, settings
 
-from fuseflow.frontend import parse_program
-from fuseflow.fusion import (canonical, count_groupings, fully_fused, grouping_problem, legal_groupings,
+from fuseflow.program.frontend import parse_program
+from fuseflow.analysis.fusion import (canonical, count_groupings, fully_fused, grouping_problem, legal_groupings,
                              unfused)
-from fuseflow.ir import UnificationError, unify_region
+from fuseflow.program.ir import UnificationError, unify_region
 
 from .random_programs import programs
 from tests.partitions import set_partitions

@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fuseflow import fusion_count
-from fuseflow.binding import bind
-from fuseflow.frontend import load_program, parse_program
-from fuseflow.fusion import count_groupings, enumerated_count, grouping_problem, legal_groupings
-from fuseflow.memory import ResourceError
-from fuseflow.space_size import schedule_space_size
-from fuseflow.fusion_count import count_legal_groupings
+from fuseflow.analysis import fusion_count
+from fuseflow.program.binding import bind
+from fuseflow.program.frontend import load_program, parse_program
+from fuseflow.analysis.fusion import count_groupings, enumerated_count, grouping_problem, legal_groupings
+from fuseflow.support.memory import ResourceError
+from fuseflow.schedule.space_size import schedule_space_size
+from fuseflow.analysis.fusion_count import count_legal_groupings
 
 from tests.bundled import LARGE_PROGRAMS
 from tests.dag_programs import dag_programs
@@ -65,7 +65,7 @@ def test_every_bundled_program_counts_its_enumerated_groupings(path):
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
 def test_weighted_by_region_schedules_the_count_is_the_closed_form(path):
-    from fuseflow.space_size import region_space
+    from fuseflow.schedule.space_size import region_space
 
     program = load_program(path)
     binding = bind(program)

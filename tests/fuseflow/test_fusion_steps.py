@@ -1,4 +1,4 @@
-"""Fusion chosen region by region (fuseflow.fusion_steps): every legal grouping has exactly one
+"""Fusion chosen region by region (fuseflow.analysis.fusion_steps): every legal grouping has exactly one
 derivation, every offered step can be completed, and nothing else is reachable."""
 
 from pathlib import Path
@@ -7,14 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fuseflow.bundled import bundled_program_names, resolve_program
-from fuseflow.frontend import load_program, parse_program
-from fuseflow.fusion import grouping_problem, legal_groupings, region_cannot_grow, region_problem
-from fuseflow.fusion_count import count_legal_groupings
-from fuseflow.fusion_shortcuts import largest_fusion, shortcut_groupings
-from fuseflow.fusion_steps import DONE, FusionSteps
-from fuseflow.ir import UnificationError, unify_grow, unify_region
-from fuseflow.memory import ResourceError
+from fuseflow.program.bundled import bundled_program_names, resolve_program
+from fuseflow.program.frontend import load_program, parse_program
+from fuseflow.analysis.fusion import grouping_problem, legal_groupings, region_cannot_grow, region_problem
+from fuseflow.analysis.fusion_count import count_legal_groupings
+from fuseflow.analysis.fusion_shortcuts import largest_fusion, shortcut_groupings
+from fuseflow.analysis.fusion_steps import DONE, FusionSteps
+from fuseflow.program.ir import UnificationError, unify_grow, unify_region
+from fuseflow.support.memory import ResourceError
 
 from tests.bundled import LARGE_PROGRAMS
 from tests.dag_programs import dag_programs
@@ -222,7 +222,7 @@ expr = "S(i,j) = P(i,j) * Q(i,j)"
 
 
 def test_a_wide_fan_out_runs_out_of_steps_with_a_user_error(monkeypatch):
-    from fuseflow import fusion_steps
+    from fuseflow.analysis import fusion_steps
 
     monkeypatch.setattr(fusion_steps, "MAX_STEP_WORK", 5_000)
     text = ('name = "fan"\n[dims]\nN = 4\n[tensors]\nX = { shape = ["N", "N"], source = "random" }\n'

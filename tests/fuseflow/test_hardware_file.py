@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-import fuseflow.hardware
-from fuseflow.errors import HardwareError
-from fuseflow.hardware import RANGES, Hardware, load_hardware
+import fuseflow.cost.hardware
+from fuseflow.support.errors import HardwareError
+from fuseflow.cost.hardware import RANGES, Hardware, load_hardware
 
 BAD_HARDWARE = [
     ("unknown key", "bogus = 1", "[bogus]: unknown key 'bogus'"),
@@ -38,7 +38,7 @@ def test_bad_hardware_message(tmp_path, description, text, fragment):
 
 
 def test_every_hardware_error_is_driven(tmp_path):
-    source = str(Path(fuseflow.hardware.__file__))
+    source = str(Path(fuseflow.cost.hardware.__file__))
     reached = set()
     for _, text, _ in BAD_HARDWARE:
         (tmp_path / "hw.toml").write_text(text + "\n")

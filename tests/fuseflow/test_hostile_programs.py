@@ -4,8 +4,8 @@ import tomllib
 
 import pytest
 
-from fuseflow.facts import FactProgram, toml_string
-from fuseflow.frontend import parse_program
+from navigator.fuseflow.facts import FactProgram, toml_string
+from fuseflow.program.frontend import parse_program
 from tests.cli.conftest import assert_user_error
 
 from .test_bad_programs import BAD_PROGRAMS

@@ -7,10 +7,10 @@ import dataclasses
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuseflow.bundled import resolve_program
-from fuseflow.fusion import region_problem
-from fuseflow.ir import unify_region
-from fuseflow.memo import BoundedMemo
+from fuseflow.program.bundled import resolve_program
+from fuseflow.analysis.fusion import region_problem
+from fuseflow.program.ir import unify_region
+from fuseflow.support.memo import BoundedMemo
 
 
 @given(st.lists(st.integers(0, 50), max_size=200), st.integers(1, 20))

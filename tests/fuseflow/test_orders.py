@@ -4,7 +4,7 @@ import itertools
 
 from hypothesis import given, settings, strategies as st
 
-from fuseflow.orders import OrderSpace
+from fuseflow.analysis.orders import OrderSpace
 
 
 @st.composite

@@ -11,16 +11,16 @@ import sys
 
 import pytest
 
-from fuseflow.errors import ProgramError
-from fuseflow.expr import MAX_EXPR_DEPTH, MAX_EXPR_NODES
-from fuseflow.fusion import legal_groupings, region_problem
-from fuseflow.frontend import parse_program
-from fuseflow.ir import MAX_EXTENT, MAX_VARS
-from fuseflow.memory import ResourceError
+from fuseflow.support.errors import ProgramError
+from fuseflow.program.expr import MAX_EXPR_DEPTH, MAX_EXPR_NODES
+from fuseflow.analysis.fusion import legal_groupings, region_problem
+from fuseflow.program.frontend import parse_program
+from fuseflow.program.ir import MAX_EXTENT, MAX_VARS
+from fuseflow.support.memory import ResourceError
 from fuseflow.schedule import Schedule, default_region_schedule, default_schedule, save_schedule
-from fuseflow.ir import unify_region
-from fuseflow.space_size import schedule_space_size
-from fuseflow.binding import bind
+from fuseflow.program.ir import unify_region
+from fuseflow.schedule.space_size import schedule_space_size
+from fuseflow.program.binding import bind
 from tests.cli.conftest import assert_user_error
 
 HEAD = '''name = "limits"
@@ -203,7 +203,7 @@ def test_the_largest_extents_keep_every_figure_finite(cli, tmp_path):
 
 def test_compare_needs_no_enumeration_of_a_layer(cli, tmp_path):
     """The per-layer baseline tried every subset of a layer (2**29 for 30 ops in one layer) and ran
-    out of its budget; it is now a shortest path over the fusion states (fuseflow.fusion_shortcuts)."""
+    out of its budget; it is now a shortest path over the fusion states (fuseflow.analysis.fusion_shortcuts)."""
     (tmp_path / "chain.toml").write_text(_chain(30))
     shown = cli("compare", "chain.toml", ok=True).stdout
     assert "all ops in one region" in shown
@@ -212,7 +212,7 @@ def test_compare_needs_no_enumeration_of_a_layer(cli, tmp_path):
 def test_long_budgeted_work_reports_progress_on_stderr(cli, tmp_path, monkeypatch):
     """Nothing runs long in silence: past PROGRESS_AFTER seconds, a budgeted computation prints
     one line on stderr every PROGRESS_AFTER seconds (here at once), then its error or result."""
-    from fuseflow import budget
+    from fuseflow.support import work_budget as budget
 
     monkeypatch.setattr(budget, "PROGRESS_AFTER", 0.0)
     (tmp_path / "chain.toml").write_text(_chain(1000))
@@ -226,7 +226,7 @@ def test_long_budgeted_work_reports_progress_on_stderr(cli, tmp_path, monkeypatc
 
 
 def test_a_budget_reports_its_share_used_to_the_hook(monkeypatch):
-    from fuseflow import budget
+    from fuseflow.support import work_budget as budget
 
     seen = []
     monkeypatch.setattr(budget, "PROGRESS_AFTER", 0.0)

@@ -1,10 +1,10 @@
-"""Repeated blocks in the program format (`[[repeat]]`, fuseflow/repeats.py): a block written
+"""Repeated blocks in the program format (`[[repeat]]`, fuseflow/program/repeats.py): a block written
 once is the program written out by hand, its count comes from the dimensions (the command
 line's --dim first), it runs where the top-level ops need it, and every mistake is one message
 naming the file, line, key and block, with a fix; a count too large is refused before anything
 is expanded.
 
-BAD_REPEATS drives every place fuseflow/repeats.py raises (test_every_repeat_error_is_driven
+BAD_REPEATS drives every place fuseflow/program/repeats.py raises (test_every_repeat_error_is_driven
 checks that against the source)."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import fuseflow.frontend
-import fuseflow.repeats
-from fuseflow.binding import bind
-from fuseflow.errors import DataError, ProgramError
-from fuseflow.frontend import MAX_OPS, parse_program
+import fuseflow.program.frontend
+import fuseflow.program.repeats
+from fuseflow.program.binding import bind
+from fuseflow.support.errors import DataError, ProgramError
+from fuseflow.program.frontend import MAX_OPS, parse_program
 
 # A residual GCN with a classifier head: three ops per layer, then one op reading the last layer.
 DEEP = '''name = "deep"
@@ -151,8 +151,8 @@ def test_the_count_is_refused_before_anything_is_expanded(monkeypatch):
     def never(*args):
         raise AssertionError("expanded before the count was checked")
 
-    monkeypatch.setattr(fuseflow.frontend, "expand_ops", never)
-    monkeypatch.setattr(fuseflow.frontend, "expand_tensors", never)
+    monkeypatch.setattr(fuseflow.program.frontend, "expand_ops", never)
+    monkeypatch.setattr(fuseflow.program.frontend, "expand_tensors", never)
     with pytest.raises(ProgramError) as info:
         parse_program(DEEP, "deep.toml", {"layers": 10**18})
     assert info.value.where == "--dim"
@@ -254,8 +254,8 @@ def test_bad_repeat_message(description, text, overrides, fragments):
 
 
 def test_every_repeat_error_is_driven():
-    """Each `fail(` in fuseflow/repeats.py is on the traceback of some case of BAD_REPEATS."""
-    source = Path(fuseflow.repeats.__file__)
+    """Each `fail(` in fuseflow/program/repeats.py is on the traceback of some case of BAD_REPEATS."""
+    source = Path(fuseflow.program.repeats.__file__)
     tree = ast.parse(source.read_text(encoding="utf-8"))
     sites = {node.lineno: node.end_lineno for node in ast.walk(tree)
              if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "fail"}
@@ -269,4 +269,4 @@ def test_every_repeat_error_is_driven():
                 reached.add(tb.tb_lineno)
             tb = tb.tb_next
     missed = [line for line, end in sorted(sites.items()) if not any(line <= r <= end for r in reached)]
-    assert len(sites) > 20 and not missed, f"no case in BAD_REPEATS reaches fuseflow/repeats.py lines {missed}"
+    assert len(sites) > 20 and not missed, f"no case in BAD_REPEATS reaches fuseflow/program/repeats.py lines {missed}"

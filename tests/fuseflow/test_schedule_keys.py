@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from fuseflow.binding import bind
-from fuseflow.bundled import bundled_program_names, resolve_program
-from fuseflow.errors import ScheduleError
+from fuseflow.program.binding import bind
+from fuseflow.program.bundled import bundled_program_names, resolve_program
+from fuseflow.support.errors import ScheduleError
 from fuseflow.schedule import (RegionSchedule, Schedule, default_schedule, key_problems, schedule_from_json,
                                schedule_problems, schedule_to_json)
-from fuseflow.schedule_keys import KNOWN_KEYS, LEVEL_TITLES
+from fuseflow.schedule.schedule_keys import KNOWN_KEYS, LEVEL_TITLES
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "schedule-json.md"
 ISSUE_EXAMPLE = {"stream-parallelizer": {"par_factor": [4, 1, 1]},

@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from fuseflow.binding import bind
-from fuseflow.bundled import resolve_program
-from fuseflow.errors import ScheduleError
-from fuseflow.frontend import parse_program
+from fuseflow.program.binding import bind
+from fuseflow.program.bundled import resolve_program
+from fuseflow.support.errors import ScheduleError
+from fuseflow.program.frontend import parse_program
 from fuseflow.schedule import (RegionSchedule, Schedule, default_schedule, load_schedule, save_schedule,
                                schedule_from_json, schedule_problems, schedule_to_json)
 from navigator.cli import main

@@ -5,13 +5,13 @@ import math
 
 import pytest
 
-from fuseflow.binding import bind
-from fuseflow.bundled import bundled_program_names, resolve_program
-from fuseflow.fusion_shortcuts import fusion_steps, runs_without_recomputation
-from fuseflow.ir import region_signature, unify_region
-from fuseflow.orders import OrderSpace
+from fuseflow.program.binding import bind
+from fuseflow.program.bundled import bundled_program_names, resolve_program
+from fuseflow.analysis.fusion_shortcuts import fusion_steps, runs_without_recomputation
+from fuseflow.program.ir import region_signature, unify_region
+from fuseflow.analysis.orders import OrderSpace
 from fuseflow.schedule import allowed_stream_shapes, block_sparse_choices, levels
-from fuseflow.space_size import region_space
+from fuseflow.schedule.space_size import region_space
 
 SMALL = [name for name in bundled_program_names() if name not in ("transformer12", "transformer_block")]
 
@@ -63,7 +63,7 @@ def test_a_signature_tells_different_computations_apart():
 
 @pytest.mark.parametrize("name", bundled_program_names())
 def test_counting_over_the_steps_equals_the_inclusion_exclusion_counter(name):
-    from fuseflow.fusion_count import count_legal_groupings
+    from fuseflow.analysis.fusion_count import count_legal_groupings
 
     program = resolve_program(name)
     assert fusion_steps(program).count() == count_legal_groupings(program)

@@ -174,10 +174,10 @@ def _write_sched_target(argv: list[str]) -> int:
 
 def _write_spmm_target(argv: list[str]) -> int:
     """(In a forked child.) The expression of spmm's default schedule under the bundled library."""
-    from fuseflow.bundled import resolve_program
-    from fuseflow.binding import bind
+    from fuseflow.program.bundled import resolve_program
+    from fuseflow.program.binding import bind
     from fuseflow.schedule import load_schedule
-    from navigator.space import ScheduleSpace
+    from navigator.fuseflow.schedule_space import ScheduleSpace
 
     schedule_path, out = argv
     program = resolve_program("spmm")

@@ -18,7 +18,7 @@ ones the command will actually use. The allowances, each backed by docs/cli.md:
 Nothing may be removed, and no other file may appear: a temporary file left beside an
 output is a half-finished write.
 
-Navigator's cache (navigator.cache; docs/cli.md#the-cache) is written outside the case's
+Navigator's cache (navigator.workspace.cache; docs/cli.md#the-cache) is written outside the case's
 folder, in a fresh cache folder beside it (NAVIGATOR_CACHE_DIR): the cache is the user's,
 not an output of the command, and a fresh one makes every case compute what it navigates.
 """
@@ -109,12 +109,12 @@ def named_outputs(argv: list[str], root: Path) -> NamedOutputs:
             for name in names:
                 named.locks.update(_relative(root, name + ".lock")[:1])
         if backup:
-            # So does the previous version (navigator.session_files.backup).
+            # So does the previous version (navigator.workspace.backup).
             for name in names:
                 named.files.update(_relative(root, name + ".bak")[:1])
 
     if command in SESSION_WRITERS:
-        from navigator.session_files.files import DEFAULT_SESSION
+        from navigator.workspace.session_file import DEFAULT_SESSION
 
         add("files", args.session or str(DEFAULT_SESSION), lock=True, backup=True)
     elif command == "export":

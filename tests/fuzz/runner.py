@@ -64,15 +64,15 @@ FRESH_DEPTH = 6
 #: Imported once by the parent: everything the commands import lazily, so children start warm.
 PRELOAD_MODULES = (
     "numpy", "scipy.sparse", "scipy.io", "filelock", "rich",
-    "navigator.cli", "navigator.commands.common", "navigator.commands.compiler",
-    "navigator.commands.navigation", "navigator.commands.simulate", "navigator.commands.session",
-    "navigator.commands.batch", "navigator.session_files", "navigator.session_files.views", "navigator.session",
-    "navigator.space", "navigator.sampling", "navigator.replay", "navigator.export", "navigator.auto",
-    "navigator.lang", "navigator.synth", "navigator.batch", "navigator.batch.evaluation",
-    "navigator.batch.progress", "navigator.crash",
-    "fuseflow.binding", "fuseflow.bundled", "fuseflow.hardware", "fuseflow.schedule", "fuseflow.summary",
-    "fuseflow.facts", "fuseflow.space_size", "fuseflow.data.loaders", "fuseflow.data.synthetic",
-    "fuseflow.lower", "simulator.evaluate", "simulator.report", "simulator.baselines", "simulator.data",
+    "navigator.cli", "navigator.commands.options", "navigator.commands.compiler",
+    "navigator.commands.explore", "navigator.commands.simulate", "navigator.commands.navigate",
+    "navigator.commands.batch", "navigator.workspace", "navigator.present.views", "navigator.navigation.session",
+    "navigator.fuseflow.schedule_space", "navigator.navigation.sampling", "navigator.navigation.replay", "navigator.actions.export", "navigator.auto",
+    "navigator.lang", "navigator.synth", "navigator.batch", "navigator.evaluation.tasks",
+    "navigator.batch.progress", "navigator.process.crash",
+    "fuseflow.program.binding", "fuseflow.program.bundled", "fuseflow.cost.hardware", "fuseflow.schedule", "navigator.fuseflow.summary",
+    "navigator.fuseflow.facts", "fuseflow.schedule.space_size", "fuseflow.data.loaders", "fuseflow.data.synthetic",
+    "fuseflow.lower", "simulator.evaluate", "simulator.report", "navigator.evaluation.baselines", "simulator.program_data",
 )
 
 _BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -218,7 +218,7 @@ class ForkRunner:
     def start(self, folder: Path, argv: list[str], io_folder: Path, crash_folder: Path,
               cache_folder: Path | None = None) -> Running:
         """Fork a child running `entry(argv)` in `folder`; its stdout/stderr go to `io_folder`.
-        Navigator's cache (navigator.cache) is `cache_folder`, or off when it is None."""
+        Navigator's cache (navigator.workspace.cache) is `cache_folder`, or off when it is None."""
         out_path, err_path = io_folder / "stdout", io_folder / "stderr"
         address_space = self.limits.address_space or _virtual_size() + ADDRESS_SPACE_HEADROOM
         env = {"NAVIGATOR_MAX_MEMORY": self.limits.navigator_max_memory, "NAVIGATOR_CRASH_DIR": str(crash_folder)}

@@ -59,7 +59,7 @@ def test_an_escaping_exception_is_a_traceback(tmp_path):
 
 def test_the_last_resort_handler_is_an_internal_error_with_a_crash_file(tmp_path):
     def entry(argv):
-        from navigator.crash import report_bug
+        from navigator.process.crash import report_bug
 
         return report_bug(ZeroDivisionError("division by zero"), argv)
 

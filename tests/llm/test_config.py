@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from navigator.llm.config import LLMConfig, NUMBERS, OPENAI_URL, default_config_path, resolve_config
-from navigator.llm.errors import LLMConfigError
-from fuseflow.errors import UserError
+from navigator.llm.failures import LLMConfigError
+from fuseflow.support.errors import UserError
 from tests.llm.conftest import SECRET
 
 LOCAL = "http://127.0.0.1:8000/v1"

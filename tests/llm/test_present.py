@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from fuseflow.errors import UserError
+from fuseflow.support.errors import UserError
 from navigator.llm.answer import Proposal
 from navigator.llm.present import chooser, format_ranked
 

@@ -12,13 +12,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fuseflow.binding import bind
-from fuseflow.bundled import resolve_program
+from fuseflow.program.binding import bind
+from fuseflow.program.bundled import resolve_program
 from navigator.auto.base import StrategyContext
 from navigator.llm import describe, prompt as prompt_module
 from navigator.llm.prompt import build_prompt, option_ids
-from navigator.session import Session
-from navigator.space import ScheduleSpace
+from navigator.navigation.session import Session
+from navigator.fuseflow.schedule_space import ScheduleSpace
 from tests.navigator.space_helpers import prefill_randomly
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,7 +75,7 @@ def test_gcn_prompt_at_an_order_hole(golden):
 
 
 def test_a_honeybee_problem_gets_its_goal_facts_sketch_and_menus(golden):
-    from navigator.honeybee_problem import ProblemSpace
+    from navigator.honeybee.problem import ProblemSpace
 
     example = ROOT / "docs" / "examples" / "honeybee"
     space = ProblemSpace.build(example / "pipeline.hb.toml", example / "pipeline.hblib.toml")

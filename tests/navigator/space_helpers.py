@@ -2,10 +2,10 @@
 
 import itertools
 
-from fuseflow.fusion import canonical, grouping_problem
-from fuseflow.ir import unify_region
+from fuseflow.analysis.fusion import canonical, grouping_problem
+from fuseflow.program.ir import unify_region
 from fuseflow.schedule import PAR_FACTORS, STREAM_SHAPES, RegionSchedule, Schedule, region_problems
-from fuseflow.facts import region_id
+from navigator.fuseflow.facts import region_id
 from tests.partitions import set_partitions
 
 

@@ -1,4 +1,4 @@
-"""navigator.cache: entries are used only when they check out, and the cache never fails a command.
+"""navigator.workspace.cache: entries are used only when they check out, and the cache never fails a command.
 
 The guarantees: read_entry returns exactly what write_entry stored under the same key, or
 None (never other data, never an exception), whatever happened to the file; a space made
@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from navigator import cache
-from navigator.cache import read_entry, write_entry
-from navigator.session_files import ProgramSpec
-from navigator.session_files.spec import FACTS_CACHE
+from navigator.workspace import cache
+from navigator.workspace.cache import read_entry, write_entry
+from navigator.workspace import ProgramSpec
+from navigator.workspace.spec import FACTS_CACHE
 
 PAYLOAD = {"facts": [["Extent", {"var": "i", "extent": 8, "compressed": False}]], "goal": ["Schedule", {}],
            "fingerprint": "0123456789abcdef", "big": 10 ** 300}

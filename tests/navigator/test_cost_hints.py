@@ -8,13 +8,13 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from fuseflow.binding import bind
-from fuseflow.bundled import resolve_program
-from fuseflow.cost import schedule_cost
-from fuseflow.cost_hints import CostHint, CostHints, best_of
-from fuseflow.hardware import load_hardware
-from navigator.cost_hints import SketchHints
-from navigator.space import ScheduleSpace
+from fuseflow.program.binding import bind
+from fuseflow.program.bundled import resolve_program
+from fuseflow.cost.estimate import schedule_cost
+from fuseflow.cost.hints import CostHint, CostHints, best_of
+from fuseflow.cost.hardware import load_hardware
+from navigator.fuseflow.sketch_hints import SketchHints
+from navigator.fuseflow.schedule_space import ScheduleSpace
 
 from .space_helpers import menu_completions
 

@@ -3,12 +3,12 @@ the same errors on a library that does not fit them."""
 
 import pytest
 
-from fuseflow.binding import bind
-from fuseflow.bundled import bundled_program_names, resolve_program
-from fuseflow.facts import program_facts
+from fuseflow.program.binding import bind
+from fuseflow.program.bundled import bundled_program_names, resolve_program
+from navigator.fuseflow.facts import program_facts
 from navigator.lang import FactError, parse_library
 from navigator.lang.facts_loader import facts_from_generator, facts_from_records
-from navigator.space import bundled_library_text, load_scheduling_library
+from navigator.fuseflow.schedule_space import bundled_library_text, load_scheduling_library
 
 
 @pytest.mark.parametrize("name", bundled_program_names())

@@ -5,9 +5,9 @@ engine's count of groupings at the first fusion hole equals the brute-force coun
 
 from hypothesis import example, given, settings
 
-from fuseflow.binding import bind
-from fuseflow.frontend import parse_program
-from navigator.space import ScheduleSpace
+from fuseflow.program.binding import bind
+from fuseflow.program.frontend import parse_program
+from navigator.fuseflow.schedule_space import ScheduleSpace
 from tests.dag_programs import dag_programs
 from tests.navigator.space_helpers import validator_groupings
 
@@ -62,7 +62,7 @@ def test_the_menus_reach_exactly_the_legal_groupings(text):
 
 
 def test_a_region_without_a_legal_loop_order_is_not_legal():
-    from fuseflow.fusion import grouping_problem, region_problem
+    from fuseflow.analysis.fusion import grouping_problem, region_problem
 
     program = parse_program(CONTRADICTORY_READS, "dag.toml")
     assert "no loop order reads every sparse operand" in region_problem(program, ("op0", "op2"))

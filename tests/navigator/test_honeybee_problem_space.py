@@ -1,4 +1,4 @@
-"""navigator.honeybee_problem: what is recognised as a Honeybee problem, and its space."""
+"""navigator.honeybee.problem: what is recognised as a Honeybee problem, and its space."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fuseflow.binding import bind
-from fuseflow.errors import ProgramError
-from fuseflow.bundled import bundled_program_names, bundled_program_text, resolve_program
-from fuseflow.facts import program_facts
-from fuseflow.frontend import TOP_KEYS
-from navigator.honeybee_problem import PROBLEM_KEYS, ProblemSpace, is_problem_document, is_problem_file
+from fuseflow.program.binding import bind
+from fuseflow.support.errors import ProgramError
+from fuseflow.program.bundled import bundled_program_names, bundled_program_text, resolve_program
+from navigator.fuseflow.facts import program_facts
+from fuseflow.program.frontend import TOP_KEYS
+from navigator.honeybee.problem import PROBLEM_KEYS, ProblemSpace, is_problem_document, is_problem_file
 from navigator.lang.toml_source import parse_toml
-from navigator.replay import replay
-from navigator.sampling import UniformSampler
+from navigator.navigation.replay import replay
+from navigator.navigation.sampling import UniformSampler
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "examples" / "honeybee"

@@ -4,13 +4,13 @@ import json
 
 import pytest
 
-from fuseflow.binding import bind
-from fuseflow.bundled import resolve_program
+from fuseflow.program.binding import bind
+from fuseflow.program.bundled import resolve_program
 from fuseflow.schedule import RegionSchedule, Schedule, default_schedule, save_schedule, schedule_to_json
-from fuseflow.space_size import schedule_space_size
+from fuseflow.schedule.space_size import schedule_space_size
 from navigator.cli import main
 from navigator.lang import parse_facts
-from navigator.space import ScheduleSpace, load_scheduling_library
+from navigator.fuseflow.schedule_space import ScheduleSpace, load_scheduling_library
 
 SMALL = ["--dim", "I=4", "--dim", "J=4", "--dim", "K=2", "--dim", "L=2"]
 
@@ -31,8 +31,8 @@ def test_facts_parse_with_the_library(capsys, tmp_path):
                                        ("graphsage", {"N": 1, "F": 1, "H": 1, "C": 1}),
                                        ("deep_gcn", {"layers": 8}), ("transformer_block", {})])
 def test_count_equals_closed_form(name, dims, capsys):
-    """The engine counts over the region-by-region fusion states (fuseflow.fusion_steps); the closed
-    form sums over the groupings by inclusion-exclusion (fuseflow.fusion_count): two computations."""
+    """The engine counts over the region-by-region fusion states (fuseflow.analysis.fusion_steps); the closed
+    form sums over the groupings by inclusion-exclusion (fuseflow.analysis.fusion_count): two computations."""
     args = ["count", name, "--json"] + [a for k, v in dims.items() for a in ("--dim", f"{k}={v}")]
     assert main(args) == 0
     data = json.loads(capsys.readouterr().out)

@@ -7,13 +7,13 @@ import itertools
 
 import pytest
 
-from fuseflow.binding import bind
-from fuseflow.bundled import resolve_program
-from fuseflow.fusion_shortcuts import fusion_steps
-from fuseflow.ir import unify_region
-from fuseflow.orders import OrderSpace
+from fuseflow.program.binding import bind
+from fuseflow.program.bundled import resolve_program
+from fuseflow.analysis.fusion_shortcuts import fusion_steps
+from fuseflow.program.ir import unify_region
+from fuseflow.analysis.orders import OrderSpace
 from fuseflow.schedule import levels
-from fuseflow.bundled import bundled_program_names
+from fuseflow.program.bundled import bundled_program_names
 
 ORDERS_PER_REGION = 200  # the first ones; graphsage's largest region has thousands
 

@@ -1,6 +1,6 @@
 """Every message on stderr is one line, whatever a user's file names: control characters
-taken from a file (newlines, escape sequences) are shown escaped (fuseflow.errors.one_line,
-printed through navigator.console)."""
+taken from a file (newlines, escape sequences) are shown escaped (fuseflow.support.errors.one_line,
+printed through navigator.process.console)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuseflow.bundled import resolve_program
-from fuseflow.errors import one_line
+from fuseflow.program.bundled import resolve_program
+from fuseflow.support.errors import one_line
 from fuseflow.schedule import default_schedule, schedule_to_json
 from tests.cli.conftest import assert_user_error
 

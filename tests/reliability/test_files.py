@@ -1,4 +1,4 @@
-"""fuseflow.files: what Navigator reads must be a regular file of bounded size; what it
+"""fuseflow.support.files: what Navigator reads must be a regular file of bounded size; what it
 writes is written atomically, through symbolic links, with the umask's mode."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import threading
 
 import pytest
 
-from fuseflow.errors import UserError
-from fuseflow.files import file_stem, read_user_bytes, read_user_text, write_text_atomic
+from fuseflow.support.errors import UserError
+from fuseflow.support.files import file_stem, read_user_bytes, read_user_text, write_text_atomic
 
 
 def _finishes(function, seconds: float = 5.0):

@@ -1,12 +1,12 @@
-"""fuseflow.memory: allocations sized by user input are checked against a limit first."""
+"""fuseflow.support.memory: allocations sized by user input are checked against a limit first."""
 
 from __future__ import annotations
 
 import pytest
 
-from fuseflow import memory
-from fuseflow.errors import UserError
-from fuseflow.memory import ResourceError, check_memory, max_memory, parse_size, set_max_memory
+from fuseflow.support import memory
+from fuseflow.support.errors import UserError
+from fuseflow.support.memory import ResourceError, check_memory, max_memory, parse_size, set_max_memory
 
 
 @pytest.mark.parametrize("text, value", [("512M", 512 << 20), ("4G", 4 << 30), ("1.5GiB", 3 << 29),

@@ -1,12 +1,12 @@
-"""fuseflow.readers: JSON and TOML that crash or mislead Python's parsers are refused."""
+"""fuseflow.support.readers: JSON and TOML that crash or mislead Python's parsers are refused."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from fuseflow.errors import UserError
-from fuseflow.readers import MAX_NESTING, nesting_depth, parse_json_text, parse_toml_text
+from fuseflow.support.errors import UserError
+from fuseflow.support.readers import MAX_NESTING, nesting_depth, parse_json_text, parse_toml_text
 
 
 @pytest.mark.parametrize("text, message", [
@@ -58,8 +58,8 @@ def test_files_holding_sketches_may_nest_as_deep_as_a_sketch(tmp_path):
     session of any program with more than about 16 regions."""
     import json
 
-    from fuseflow.readers import dumps_deep
-    from navigator.session import Session, SessionError
+    from fuseflow.support.readers import dumps_deep
+    from navigator.navigation.session import Session, SessionError
     from navigator.synth.sketch import MAX_SKETCH_DEPTH, SKETCH_JSON_NESTING
 
     deep: dict = {"Hole": 0}

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from fuseflow.binding import bind
-from fuseflow.bundled import resolve_program
-from fuseflow.fusion import legal_groupings
-from fuseflow.ir import unify_region
-from fuseflow.orders import OrderSpace
+from fuseflow.program.binding import bind
+from fuseflow.program.bundled import resolve_program
+from fuseflow.analysis.fusion import legal_groupings
+from fuseflow.program.ir import unify_region
+from fuseflow.analysis.orders import OrderSpace
 from fuseflow.schedule import (RegionSchedule, Schedule, allowed_stream_shapes, block_sparse_choices,
                                default_order, levels)
-from simulator.data import materialize
+from simulator.program_data import materialize
 from simulator.evaluate import input_trees
 from simulator.fibertree import FiberTree
 from simulator.reference import evaluate_program

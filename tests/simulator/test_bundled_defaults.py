@@ -6,10 +6,10 @@ independently in numpy."""
 import numpy as np
 import pytest
 
-from fuseflow.binding import bind
-from fuseflow.bundled import bundled_program_names, resolve_program
+from fuseflow.program.binding import bind
+from fuseflow.program.bundled import bundled_program_names, resolve_program
 from fuseflow.schedule import default_schedule
-from simulator.data import materialize
+from simulator.program_data import materialize
 from simulator.evaluate import evaluate
 from simulator.reference import evaluate_program
 from tests.simulator.helpers import small

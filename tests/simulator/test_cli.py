@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from fuseflow.bundled import resolve_program
+from fuseflow.program.bundled import resolve_program
 from fuseflow.schedule import RegionSchedule, Schedule, default_schedule, save_schedule, schedule_to_json
 from navigator.cli import main
 

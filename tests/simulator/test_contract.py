@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fuseflow.binding import bind
-from fuseflow.bundled import resolve_program
+from fuseflow.program.binding import bind
+from fuseflow.program.bundled import resolve_program
 from simulator import fast
-from simulator.data import materialize
+from simulator.program_data import materialize
 from simulator.evaluate import run_schedule
 from simulator.reference import evaluate_program
 from tests.simulator.helpers import SMALL_DIMS, assert_close, random_schedule

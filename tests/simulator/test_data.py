@@ -4,13 +4,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from fuseflow.binding import bind
-from fuseflow.bundled import resolve_program
+from fuseflow.program.binding import bind
+from fuseflow.program.bundled import resolve_program
 from fuseflow.data.synthetic import get_preset
-from fuseflow.errors import DataError
-from fuseflow.frontend import parse_program
+from fuseflow.support.errors import DataError
+from fuseflow.program.frontend import parse_program
 from fuseflow.schedule import default_schedule
-from simulator.data import materialize
+from simulator.program_data import materialize
 from simulator.evaluate import evaluate
 from simulator.reference import evaluate_program
 

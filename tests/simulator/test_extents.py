@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from fuseflow.binding import bind
-from fuseflow.cost import schedule_cost
-from fuseflow.expr import Const, Extent, bind_extents, extents_of, flops_per_point
-from fuseflow.frontend import parse_program
-from fuseflow.fusion import legal_groupings
-from fuseflow.hardware import load_hardware
+from fuseflow.program.binding import bind
+from fuseflow.cost.estimate import schedule_cost
+from fuseflow.program.expr import Const, Extent, bind_extents, extents_of, flops_per_point
+from fuseflow.program.frontend import parse_program
+from fuseflow.analysis.fusion import legal_groupings
+from fuseflow.cost.hardware import load_hardware
 from fuseflow.schedule import Schedule, default_schedule
-from simulator.data import materialize
+from simulator.program_data import materialize
 from simulator.evaluate import evaluate
 from simulator.reference import evaluate_program
 from tests.simulator.helpers import default_region

@@ -11,15 +11,15 @@ import scipy.special
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fuseflow.binding import bind
-from fuseflow.bundled import resolve_program
-from fuseflow.cost import schedule_cost
-from fuseflow.hardware import load_hardware
-from fuseflow.expr import FUNCTION_FLOPS, FUNCTIONS, Call, flops_per_point, parse_statement
-from fuseflow.frontend import parse_program
-from fuseflow.fusion import legal_groupings
+from fuseflow.program.binding import bind
+from fuseflow.program.bundled import resolve_program
+from fuseflow.cost.estimate import schedule_cost
+from fuseflow.cost.hardware import load_hardware
+from fuseflow.program.expr import FUNCTION_FLOPS, FUNCTIONS, Call, flops_per_point, parse_statement
+from fuseflow.program.frontend import parse_program
+from fuseflow.analysis.fusion import legal_groupings
 from fuseflow.schedule import Schedule
-from simulator.data import materialize
+from simulator.program_data import materialize
 from simulator.evaluate import compare, evaluate
 from simulator.reference import apply_function, evaluate_program
 from tests.simulator.helpers import default_region, random_schedule

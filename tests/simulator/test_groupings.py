@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.bundled import enumerable_program_names
-from fuseflow.fusion import legal_groupings
+from fuseflow.analysis.fusion import legal_groupings
 from fuseflow.schedule import Schedule
 from simulator.evaluate import evaluate
 from tests.simulator.helpers import default_region, small

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from fuseflow.bundled import resolve_program
-from fuseflow.binding import bind
-from fuseflow.ir import unify_region
+from fuseflow.program.bundled import resolve_program
+from fuseflow.program.binding import bind
+from fuseflow.program.ir import unify_region
 from fuseflow.lower import format_graph, lower_region, region_contexts, to_dot
-from fuseflow.lower.support import ALL, expression_support, fiber, s_and, s_or, show
+from fuseflow.lower.level_support import ALL, expression_support, fiber, s_and, s_or, show
 from fuseflow.schedule import RegionSchedule
 from tests.simulator.helpers import SMALL_DIMS
 
@@ -88,7 +88,7 @@ def test_max_reductions_never_stream():
 
 
 def test_support_follows_the_expression():
-    from fuseflow.expr import parse_statement
+    from fuseflow.program.expr import parse_statement
 
     expr = parse_statement("E(i,j) = M(i,j) * exp(S(i,j) - m(i))").expr
     leaf = {"M": fiber("M"), "S": fiber("S"), "m": ALL}

@@ -1,7 +1,7 @@
 """The figures eval, compare and check print say what they are and agree with each other:
 a region's cycles are its bound term plus the fill, the schedule's cycles the sum of its
 regions', and the schedule's memory/compute class is the class of most of its cycles
-(fuseflow.bounds, one rule for the estimate and the simulation)."""
+(fuseflow.cost.bounds, one rule for the estimate and the simulation)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuseflow.bounds import COMPUTE_BOUND, MEMORY_BOUND, region_class, schedule_bound
-from fuseflow.cost import schedule_cost
-from fuseflow.hardware import load_hardware
+from fuseflow.cost.bounds import COMPUTE_BOUND, MEMORY_BOUND, region_class, schedule_bound
+from fuseflow.cost.estimate import schedule_cost
+from fuseflow.cost.hardware import load_hardware
 from fuseflow.schedule import default_schedule
 from simulator.evaluate import evaluate
 from simulator.report import format_report

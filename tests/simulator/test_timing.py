@@ -2,11 +2,11 @@
 
 import numpy as np
 
-from fuseflow.binding import bind
-from fuseflow.bundled import resolve_program
-from fuseflow.hardware import load_hardware
+from fuseflow.program.binding import bind
+from fuseflow.program.bundled import resolve_program
+from fuseflow.cost.hardware import load_hardware
 from fuseflow.schedule import RegionSchedule, Schedule
-from simulator.data import materialize
+from simulator.program_data import materialize
 from simulator.evaluate import evaluate
 from simulator.timing import longest_path
 from tests.simulator.helpers import default_region

@@ -1,9 +1,9 @@
 """The trends of docs/trends.md on real Cora (the full table: benchmarks/trends.py)."""
 
-from fuseflow.binding import bind
-from fuseflow.bundled import resolve_program
-from fuseflow.hardware import load_hardware
-from simulator.baselines import compare_baselines
+from fuseflow.program.binding import bind
+from fuseflow.program.bundled import resolve_program
+from fuseflow.cost.hardware import load_hardware
+from navigator.evaluation.baselines import compare_baselines
 
 
 def _rows(name, path, policy="accumulate", parallel=True):

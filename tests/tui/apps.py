@@ -14,7 +14,7 @@ from typing import Sequence
 
 from rich.console import Console
 
-from navigator.session_files import ProgramSpec
+from navigator.workspace import ProgramSpec
 from navigator.tui.app import NavigatorApp
 from navigator.tui.controller import Navigation
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from navigator.session_files import ProgramSpec
+from navigator.workspace import ProgramSpec
 from navigator.tui.app import NavigatorApp
 from navigator.tui.controller import Navigation
 from navigator.tui.screens import AutoDialog, ExportDialog, HelpScreen, ProposalsScreen

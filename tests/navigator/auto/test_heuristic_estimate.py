@@ -9,12 +9,12 @@ import functools
 
 import pytest
 
-from fuseflow.hardware import load_hardware
+from fuseflow.cost.hardware import load_hardware
 from navigator.auto import Scope, fill, get_strategy
 from navigator.auto.heuristic import HeuristicRules
-from navigator.batch.evaluation import EvalConfig, load_inputs, simulate
-from navigator.session import Session
-from navigator.session_files.spec import ProgramSpec
+from navigator.evaluation.tasks import EvalConfig, load_inputs, simulate
+from navigator.navigation.session import Session
+from navigator.workspace.spec import ProgramSpec
 
 
 @functools.lru_cache(maxsize=None)
@@ -37,8 +37,8 @@ def heuristic_schedule(spec, space):
 @pytest.mark.parametrize("program", ["gcn", "graphsage", "sparse_autoencoder"])
 def test_streamed_traffic_is_the_simulated_traffic_of_the_chosen_regions(program):
     """On the bundled data (Cora-shaped graphs: the features do not fit the on-chip buffer)."""
-    from fuseflow.cost import RegionCostModel
-    from fuseflow.ir import unify_region
+    from fuseflow.cost.estimate import RegionCostModel
+    from fuseflow.program.ir import unify_region
 
     spec, space = loaded(program)
     schedule = heuristic_schedule(spec, space)

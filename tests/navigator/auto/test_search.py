@@ -15,7 +15,7 @@ from navigator.auto import Scope, StrategyError, fill, get_strategy
 from navigator.auto.decisions import decision_of, realize
 from navigator.auto.scope import ScopeWalk, candidate_options
 from navigator.auto.simulation import SimulatorEvaluator
-from navigator.batch.evaluation import EvalConfig, load_inputs, simulate
+from navigator.evaluation.tasks import EvalConfig, load_inputs, simulate
 from tests.navigator.auto.test_strategies import SMALL, evaluation_of, new_session, space_of
 
 
@@ -46,9 +46,9 @@ def test_a_candidates_choices_replay_it(name, data):
 
 
 def test_decisions_name_what_the_options_share():
-    from fuseflow.binding import bind
-    from fuseflow.bundled import resolve_program
-    from navigator.space import ScheduleSpace
+    from fuseflow.program.binding import bind
+    from fuseflow.program.bundled import resolve_program
+    from navigator.fuseflow.schedule_space import ScheduleSpace
 
     dims = {"N": 4, "F": 4, "H": 4, "C": 4}  # wide enough for par factors and stream shapes
     program = resolve_program("gcn", dims)
@@ -154,7 +154,7 @@ def test_bad_search_options(options, message):
 
 @pytest.mark.parametrize("strategy", ["beam", "anneal"])
 def test_ctrl_c_during_a_simulation_keeps_the_session(monkeypatch, strategy):
-    import navigator.batch.evaluation as evaluation
+    import navigator.evaluation.tasks as evaluation
 
     space = space_of("gcn")
     session = new_session(space)

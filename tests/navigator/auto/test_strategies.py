@@ -9,16 +9,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fuseflow.binding import bind
-from fuseflow.bundled import resolve_program
+from fuseflow.program.binding import bind
+from fuseflow.program.bundled import resolve_program
 from fuseflow.schedule import check_schedule
 from navigator.auto import Plan, PlannedStep, Scope, StrategyError, fill, get_strategy
 from navigator.auto.exhaustive import scope_count
 from navigator.auto.base import StrategyContext
 from navigator.auto.scope import complete_for_scoring
 from navigator.auto.scoring import CostModelScorer
-from navigator.session import Session
-from navigator.space import ScheduleSpace
+from navigator.navigation.session import Session
+from navigator.fuseflow.schedule_space import ScheduleSpace
 from tests.navigator.space_helpers import menu_completions, prefill_randomly
 
 SMALL = {"spmm": {"N": 2, "J": 2}, "sddmm": {"N": 2, "K": 2}, "gcn": {"N": 1, "F": 1, "H": 1, "C": 1}}
@@ -36,8 +36,8 @@ def space_of(name: str) -> ScheduleSpace:
 @functools.lru_cache(maxsize=None)
 def evaluation_of(name: str):
     """How the simulator runs the small program (its spec: bundled name and dims)."""
-    from navigator.batch.evaluation import EvalConfig
-    from navigator.session_files.spec import ProgramSpec
+    from navigator.evaluation.tasks import EvalConfig
+    from navigator.workspace.spec import ProgramSpec
 
     return EvalConfig(ProgramSpec.from_user(name, None, SMALL[name]))
 
@@ -74,7 +74,7 @@ def test_scope_counts_match_what_is_enumerated(name):
     session = new_session(space)
     session.apply(0, session.menus().for_hole(0).default.id)  # past the root: a subtree to count
     for hole in [h.id for h in session.sketch.holes()]:
-        context = StrategyContext(session, session.menus(), None, space)
+        context = StrategyContext(session, session.menus(), space=space)
         for scope in (Scope.HOLE, Scope.SUBTREE):
             expected = scope_count(context, hole, scope).value
             if expected is None or expected > 3000:
@@ -181,8 +181,8 @@ def test_heuristic_follows_its_rules_on_gcn():
     fill(session, 0, get_strategy("heuristic"), Scope.ALL, space=space)
     schedule = space.schedule_of(session.sketch)
     check_schedule(space.program, space.binding, schedule)
-    from fuseflow.fusion_shortcuts import runs_without_recomputation
-    from fuseflow.lower.contexts import DEFAULT_POLICY
+    from fuseflow.analysis.fusion_shortcuts import runs_without_recomputation
+    from fuseflow.analysis.contexts import DEFAULT_POLICY
 
     assert all(runs_without_recomputation(space.program, rs.ops, DEFAULT_POLICY) for rs in schedule.regions)
     assert len(schedule.regions) < len(space.program.ops)  # it fused something

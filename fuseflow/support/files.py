@@ -1,0 +1,250 @@
+"""Every file Navigator reads or writes on a user's behalf goes through this module.
+
+Reading: only regular files are read (a FIFO or a device such as /dev/zero would hang or
+never end), the file is opened without blocking, and its size is checked against a limit
+before a byte is read. Writing: the text goes to a temporary file beside the target, is
+fsync'ed, then renamed over it, so a reader never sees half a file. A path that is a
+symbolic link is resolved once, so the link's target gets the new content and the link
+stays a link. A new file gets the mode the umask allows (0666 & ~umask); a rewritten file
+keeps its mode. Every OSError becomes a UserError that names the path and the fix.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+import tempfile
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO, Iterator
+
+from fuseflow.support.errors import UserError
+
+#: structured text inputs (JSON, TOML, edge lists) larger than this are refused
+TEXT_LIMIT = 64 * 1024 * 1024
+
+PathLike = str | os.PathLike
+
+
+# ---------------------------------------------------------------- errors
+
+def os_error(exc: OSError, where: str, error: type[UserError], action: str, what: str = "the file"
+             ) -> UserError:
+    """A UserError for an OSError raised while `action`ing (read/write/create) `where`."""
+    code = exc.errno
+    if code == errno.ENOENT:
+        if action == "read":
+            return error("file not found", where=where, fix=f"give the path of {what}")
+        return error("its folder does not exist", where=where, fix="create the folder, or choose another path")
+    if code in (errno.EACCES, errno.EPERM):
+        verb = "read" if action == "read" else "write"
+        return error(f"permission denied: cannot {verb} here", where=where,
+                     fix="choose a path you may " + verb + ", or change its permissions")
+    if code == errno.EISDIR:
+        return error("is a directory, not a file", where=where, fix=f"give the path of {what}, not a folder")
+    if code == errno.ENOTDIR:
+        return error("a part of the path is a file, not a folder", where=where,
+                     fix="check the path; every part before the file name must be a folder")
+    if code == errno.EROFS:
+        return error("the file system is read-only", where=where, fix="choose a path on a writable disk")
+    if code in (errno.ENOSPC, errno.EDQUOT):
+        return error("no space left on the disk", where=where, fix="free some space, or choose another disk")
+    if code == errno.ENAMETOOLONG:
+        return error("the path is too long", where=where, fix="choose a shorter path")
+    if code == errno.ELOOP:
+        return error("too many levels of symbolic links", where=where, fix="fix the symbolic link")
+    reason = exc.strerror or type(exc).__name__
+    return error(f"cannot {action} the file: {reason}", where=where, fix="check the path and its permissions")
+
+
+# ---------------------------------------------------------------- reading
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+@contextmanager
+def open_regular_file(path: PathLike, error: type[UserError], what: str,
+                      limit: int | None = None) -> Iterator[BinaryIO]:
+    """Open a user's file for reading in binary mode; refuse anything but a regular file.
+
+    O_NONBLOCK makes opening a FIFO return at once instead of waiting for a writer; the
+    fstat on the open descriptor then refuses it, so no check-then-open race is possible.
+    """
+    where = str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise os_error(exc, where, error, "read", what) from None
+    except (ValueError, TypeError) as exc:  # an embedded NUL byte, say
+        raise error(f"not a usable path ({exc})", where=where, fix=f"give the path of {what}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"is {_kind(info.st_mode)}, not a regular file", where=where,
+                        fix=f"give the path of {what}")
+        if limit is not None and info.st_size > limit:
+            raise error(f"is {format_size(info.st_size)}, larger than the {format_size(limit)} "
+                        f"allowed for {what}", where=where, fix=f"check that this is {what}")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        handle = os.fdopen(fd, "rb")
+        fd = -1
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    with handle:
+        yield handle
+
+
+def read_user_bytes(path: PathLike, error: type[UserError], what: str, limit: int = TEXT_LIMIT) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes."""
+    with open_regular_file(path, error, what, limit) as handle:
+        try:
+            data = handle.read(limit + 1)
+        except OSError as exc:
+            raise os_error(exc, str(path), error, "read", what) from None
+    if len(data) > limit:  # the file grew while we read it
+        raise error(f"is larger than the {format_size(limit)} allowed for {what}", where=str(path),
+                    fix=f"check that this is {what}")
+    return data
+
+
+def read_user_text(path: PathLike, error: type[UserError], what: str, limit: int = TEXT_LIMIT) -> str:
+    """The UTF-8 text of a regular file; every problem raises `error` naming the file."""
+    data = read_user_bytes(path, error, what, limit)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"is not UTF-8 text (byte {exc.start} cannot be decoded)", where=str(path),
+                    fix=f"give the path of {what}; is this a binary file?") from None
+
+
+_UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9_.+-]+")
+
+
+def file_stem(text: str, limit: int = 80) -> str:
+    """A file-name part made from user text (a program's name, say): no separators, no
+    leading dot, nothing a shell or another OS would trip over, at most `limit` characters."""
+    stem = _UNSAFE_IN_NAME.sub("_", text).lstrip(".")[:limit]
+    return stem or "unnamed"
+
+
+def format_size(n: float) -> str:
+    """Bytes for people: 512 B, 1.5 KiB, 19.2 PiB."""
+    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+    if isinstance(n, int) and n.bit_length() > 1000:  # beyond any float (a size from a 400-digit --dim)
+        return f"2^{n.bit_length() - 1} B"
+    value = float(n)
+    for unit in units:
+        if abs(value) < 1024 or unit == units[-1]:
+            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} {units[-1]}"  # pragma: no cover (the loop always returns)
+
+
+# ---------------------------------------------------------------- writing
+
+_umask_lock = threading.Lock()
+
+
+def current_umask() -> int:
+    """The process umask (reading it means setting it, so briefly and under a lock)."""
+    with _umask_lock:
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
+
+
+def output_path(path: PathLike) -> Path:
+    """The file a write to `path` changes: symbolic links resolved (a dangling link names
+    the file it will create), so the link stays and its target gets the content."""
+    target = Path(path)
+    try:
+        if target.is_symlink():
+            return Path(os.path.realpath(target))
+    except (OSError, ValueError):
+        pass
+    return target
+
+
+def ensure_folder(folder: PathLike, error: type[UserError] = UserError) -> Path:
+    """Create `folder` (and its parents) if needed; clean errors for files in the way."""
+    path = Path(folder)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise error("exists and is not a folder", where=str(path), fix="give the path of a folder") from None
+    except OSError as exc:
+        raise os_error(exc, str(path), error, "create", "a folder") from None
+    return path
+
+
+def write_bytes_atomic(path: PathLike, data: bytes, *, error: type[UserError] = UserError,
+                       executable: bool = False) -> None:
+    """Write `data` to `path` atomically (temporary file, fsync, rename).
+
+    A new file gets 0666 & ~umask (0777 & ~umask when `executable`); an existing file
+    keeps its mode. `path` may be a symbolic link: its target is written.
+    """
+    where = str(path)
+    target = output_path(path)
+    try:
+        existing = os.stat(target)
+    except FileNotFoundError:
+        existing = None
+    except OSError as exc:
+        raise os_error(exc, where, error, "write") from None
+    if existing is not None and stat.S_ISDIR(existing.st_mode):
+        raise error("is a directory, not a file", where=where, fix="give the path of a file to write")
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        raise error(f"is {_kind(existing.st_mode)}, not a regular file", where=where,
+                    fix="give the path of a regular file to write")
+    if existing is not None:
+        mode = stat.S_IMODE(existing.st_mode)
+    else:
+        mode = (0o777 if executable else 0o666) & ~current_umask()
+    parent = target.parent
+    ensure_folder(parent, error)
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+    except OSError as exc:
+        raise os_error(exc, where, error, "write") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp_name, mode)
+        os.replace(tmp_name, target)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp_name)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise os_error(exc, where, error, "write") from None
+        raise
+
+
+def write_text_atomic(path: PathLike, text: str, *, error: type[UserError] = UserError,
+                      executable: bool = False) -> None:
+    """Write `text` as UTF-8 atomically; see write_bytes_atomic."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start:exc.end]
+        raise error(f"the text to write holds {bad!r}, which is not valid Unicode (an unpaired surrogate)",
+                    where=str(path), fix="remove that character from what you typed (e.g. --rationale)") from None
+    write_bytes_atomic(path, data, error=error, executable=executable)

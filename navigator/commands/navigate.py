@@ -1,0 +1,495 @@
+"""Session commands: start, show, fill, undo, redo, history, export.
+
+Each command reads the session file named by --session, $NAVIGATOR_SESSION or
+.navigator/session.json. Commands that change it (start, fill, undo, redo) hold
+`<session>.lock` while they read, change and atomically rewrite it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from fuseflow.support.errors import UserError
+from navigator.commands.options import add_session_option, json_text, parse_dims, print_json
+from navigator.process.console import say, say_error
+
+
+def _positive(text: str) -> int:
+    import argparse
+    import re
+
+    # ASCII digits, and not thousands of them: int() raises ValueError on "²" or on 5,000 digits
+    if not re.fullmatch(r"[0-9]{1,9}", text) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of steps, at least 1 and at most 999999999, "
+                                         f"not {text[:40]!r}")
+    return int(text)
+
+
+def _positive_count(text: str) -> int:
+    import argparse
+    import re
+
+    if not re.fullmatch(r"[0-9]{1,9}", text) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number, at least 1 and at most 999999999, "
+                                         f"not {text[:40]!r}")
+    return int(text)
+
+
+def _count(text: str) -> int:
+    """A whole number, 0 allowed (retries)."""
+    import argparse
+    import re
+
+    if not re.fullmatch(r"[0-9]{1,9}", text):
+        raise argparse.ArgumentTypeError(f"expected a whole number, at least 0, not {text[:40]!r}")
+    return int(text)
+
+
+def _positive_seconds(text: str) -> float:
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 0 < value <= 86400):
+        raise argparse.ArgumentTypeError(f"expected seconds, more than 0 and at most 86400, not {text[:40]!r}")
+    return value
+
+
+def _path(args) -> Path:
+    from navigator.workspace import session_path
+
+    return session_path(args.session)
+
+
+def _notes(workspace) -> None:
+    for note in workspace.notes:
+        say(f"navigator: {note}")
+
+
+def _add_common(sub, json_help: str = "print JSON on stdout (docs/session-json.md)",
+                accept_changes: bool = True) -> None:
+    add_session_option(sub)
+    if accept_changes:
+        sub.add_argument("--accept-changes", action="store_true",
+                         help="if the program, data or library changed since the session was saved, replay the "
+                              "recorded steps on the new version instead of stopping")
+    if json_help:
+        sub.add_argument("--json", action="store_true", help=json_help)
+
+
+# ---------------------------------------------------------------- start / show
+
+def cmd_start(args) -> int:
+    from navigator.workspace import ProgramSpec, create_workspace
+    from navigator.present.views import format_show, show_json, step_line
+
+    spec = ProgramSpec.from_user(args.program, args.data, parse_dims(args.dim), args.library)
+    workspace = create_workspace(_path(args), spec, force=args.force, forced_steps=not args.no_forced)
+    menus = workspace.session.menus()
+    if args.json:
+        print_json(show_json(workspace, menus, with_hints=args.hints))
+    else:
+        say(f"started a session for {spec.describe()} in {workspace.path}")
+        for record in workspace.session.steps:  # forced: the only option of their hole
+            say(f"navigator: forced {step_line(record)}")
+        print(format_show(workspace, menus, verbose=args.verbose, with_hints=args.hints))
+    return 0
+
+
+def cmd_show(args) -> int:
+    from navigator.present.choice import parse_hole
+    from navigator.workspace import open_workspace
+    from navigator.present.views import check_region, format_show, show_json
+
+    workspace = open_workspace(_path(args), accept_changes=args.accept_changes)
+    _notes(workspace)
+    only = parse_hole(args.hole) if args.hole is not None else None
+    if only is not None and not workspace.session.sketch.has_hole(only):
+        holes = " ".join(f"?{h.id}" for h in workspace.session.sketch.holes()) or "none"
+        raise UserError(f"?{only} is not an open hole", where="--hole", fix=f"open holes: {holes}")
+    if args.region is not None:
+        check_region(workspace, args.region)
+    menus = workspace.session.menus()
+    if args.json:
+        print_json(show_json(workspace, menus, only, region=args.region, with_hints=args.hints))
+    else:
+        print(format_show(workspace, menus, only, verbose=args.verbose, region=args.region, open_only=args.open,
+                          with_hints=args.hints))
+    return 0
+
+
+# ---------------------------------------------------------------- fill / undo / redo
+
+def _report_steps(args, workspace, action: str, records) -> None:
+    from navigator.present.views import format_steps, steps_json
+
+    if args.json:
+        print_json(steps_json(workspace, action, records))
+    else:
+        print(format_steps(workspace, action, records))
+
+
+def cmd_fill(args) -> int:
+    from navigator.auto import Scope, StrategyFailure, fill, get_strategy
+    from navigator.evaluation.tasks import EvalConfig
+    from navigator.navigation.session import SessionError
+    from navigator.present.choice import parse_hole, resolve_option
+    from navigator.workspace import locked_workspace
+    from navigator.workspace.user_text import check_text
+
+    hole = parse_hole(args.hole)
+    if args.rationale is not None:  # stored in the session file and printed by `history`
+        check_text(args.rationale, "--rationale")
+    if args.auto and args.option:
+        raise UserError("give an OPTION or --auto STRATEGY, not both", where="fill")
+    if not args.auto and not args.option:
+        raise UserError(f"which option for ?{hole}?", where="fill",
+                        fix=f"give a menu number (navigator show --hole {hole}), an option id, "
+                            "FUNCTION FIELD=VALUE, or --auto default")
+    strategy_flags = {"--limit": args.limit, "--budget": args.budget, "--jobs": args.jobs, "--engine": args.engine,
+                      "--scheduler": args.scheduler, "--base-url": args.base_url, "--model": args.model,
+                      "--timeout": args.timeout, "--retries": args.retries, "--rounds": args.rounds,
+                      "--iterations": args.iterations, "--beam": args.beam, "--top": args.top, "--pick": args.pick,
+                      "--replay-llm": args.replay_llm, "--verbose": args.verbose or None}
+    for flag, given in (("--subtree", args.subtree), ("--all", args.all),
+                        *((flag, value is not None) for flag, value in strategy_flags.items())):
+        if given and not args.auto:
+            raise UserError(f"{flag} works with --auto", where=flag,
+                            fix=f"e.g. navigator fill '?{hole}' --auto default --subtree")
+    if args.pick is not None and args.top is None:
+        raise UserError("--pick N chooses among the plans --top K shows", where="--pick",
+                        fix=f"e.g. navigator fill '?{hole}' --auto llm --top 3 --pick 2")
+    scope = Scope.ALL if args.all else Scope.SUBTREE if args.subtree else Scope.HOLE
+    if args.jobs and (args.engine or "local") == "local":
+        from navigator.batch.engines import check_local_jobs
+
+        check_local_jobs(args.jobs)
+    strategy = (get_strategy(args.auto, ambient=_strategy_ambient(args), limit=args.limit, budget=args.budget,
+                             jobs=args.jobs, engine=args.engine, scheduler=args.scheduler, base_url=args.base_url,
+                             model=args.model, timeout=args.timeout, retries=args.retries, rounds=args.rounds,
+                             iterations=args.iterations, beam=args.beam, replay=args.replay_llm,
+                             verbose=args.verbose or None, chooser=_chooser(args))
+                if args.auto else None)
+    with locked_workspace(_path(args), accept_changes=args.accept_changes) as workspace:
+        _notes(workspace)
+        session = workspace.session
+        if not session.sketch.has_hole(hole):
+            raise SessionError(f"?{hole} is not an open hole", where=str(workspace.path),
+                               fix=session.not_open_hint(hole))
+        option = None if strategy is not None else resolve_option(session.menus().for_hole(hole), args.option)
+        try:
+            with session.atomic(), session.command() as records:  # one undo unit, with its forced steps
+                if option is not None:
+                    session.apply(hole, option.id, by="user", rationale=args.rationale)
+                else:
+                    space = None if workspace.is_problem else workspace.space
+                    evaluation = None if workspace.is_problem else EvalConfig(workspace.spec)
+                    fill(session, hole, strategy, scope, space=space, evaluation=evaluation,
+                         rationale=args.rationale)
+        except StrategyFailure as exc:  # nothing is saved
+            say_error(exc)
+            return 1
+        workspace.save()
+    _report_steps(args, workspace, "fill", records)
+    return 0
+
+
+def _strategy_ambient(args) -> dict:
+    """What a strategy may use besides its flags: where to report, where to record."""
+    from navigator.process.console import say_lines
+
+    return {"reporter": say_lines, "record_beside": _path(args)}
+
+
+def _chooser(args):
+    """`--top K [--pick N]`: show the K best plans and take one (asking on a terminal)."""
+    if args.top is None:
+        return None
+    from navigator.process.console import say_lines
+    from navigator.llm.present import chooser
+
+    ask = input if sys.stdin.isatty() and sys.stderr.isatty() and args.pick is None else None
+    return chooser(args.top, args.pick, say_lines, ask)
+
+
+def _undo_redo(args, action: str) -> int:
+    from navigator.navigation.session import SessionError
+    from navigator.workspace import locked_workspace
+
+    with locked_workspace(_path(args), accept_changes=args.accept_changes) as workspace:
+        _notes(workspace)
+        session = workspace.session
+        try:
+            if args.steps is None:  # the last command, with the forced steps it caused
+                records = session.undo_command() if action == "undo" else session.redo_command()
+            else:
+                available = len(session.steps) if action == "undo" else len(session.redo_steps)
+                if 0 < available < args.steps:
+                    raise SessionError(f"{args.steps} steps to {action}, but there are only {available}",
+                                       where=str(workspace.path),
+                                       fix=f"`navigator {action} {available}` "
+                                           + ("takes back" if action == "undo" else "re-takes") + " all of them")
+                records = [session.undo() if action == "undo" else session.redo() for _ in range(args.steps)]
+        except SessionError as exc:  # nothing (more) to take back: say which session
+            if exc.where is not None:
+                raise
+            raise SessionError(exc.bare_message, where=str(workspace.path), fix=exc.fix) from None
+        workspace.save()
+    _report_steps(args, workspace, action, records)
+    return 0
+
+
+def cmd_undo(args) -> int:
+    return _undo_redo(args, "undo")
+
+
+def cmd_redo(args) -> int:
+    return _undo_redo(args, "redo")
+
+
+def cmd_history(args) -> int:
+    from navigator.workspace import open_workspace
+    from navigator.present.views import format_history, history_json
+
+    workspace = open_workspace(_path(args), accept_changes=args.accept_changes)
+    _notes(workspace)
+    if args.json:
+        print_json(history_json(workspace))
+    else:
+        print(format_history(workspace))
+    return 0
+
+
+# ---------------------------------------------------------------- export
+
+def cmd_export(args) -> int:
+    import json
+
+    from fuseflow.support.files import write_text_atomic
+    from fuseflow.schedule import save_schedule, schedule_to_json
+    from navigator.actions.export import ExportFailure, complete_schedule, schedule_python
+    from navigator.workspace import open_workspace
+
+    workspace = open_workspace(_path(args), accept_changes=args.accept_changes)
+    _notes(workspace)
+    _check_outputs(args, workspace.path)
+    if workspace.is_problem:
+        return _export_problem(args, workspace)
+    if args.notebook_out:
+        raise UserError("--notebook writes the program of a Honeybee problem's expression, and this session "
+                        "schedules a tensor program", where="--notebook",
+                        fix="use --python F for a script that rebuilds the schedule")
+    try:
+        result = complete_schedule(workspace.space, workspace.session, partial=args.partial)
+    except ExportFailure as exc:
+        say_error(exc)
+        return 1
+    _say_filled(result.filled)
+    program = workspace.program
+    if args.json_out:
+        save_schedule(args.json_out, program, result.schedule)
+        say(f"wrote {args.json_out}")
+    if args.python_out:
+        spec = workspace.spec
+        text = schedule_python(result.schedule, program=spec.program, program_name=program.name,
+                               data=spec.data, dims=spec.dims_dict, output=args.json_out,
+                               source=str(workspace.path))
+        write_text_atomic(args.python_out, text, executable=True)
+        say(f"wrote {args.python_out}")
+    if not args.json_out and not args.python_out:
+        print(json.dumps(schedule_to_json(program, result.schedule), indent=2))
+    return 0
+
+
+def _say_filled(filled) -> None:
+    from navigator.present.views import step_line
+
+    if filled:
+        say(f"navigator: --partial filled {len(filled)} open holes with their defaults "
+            "(the session itself is unchanged):")
+        for record in filled:
+            say(f"  {step_line(record)}")
+
+
+def _export_problem(args, workspace) -> int:
+    """A Honeybee problem's expression in Honeybee's JSON form."""
+
+    from fuseflow.support.files import write_text_atomic
+    from navigator.actions.export import complete_expression
+
+    if args.python_out or args.notebook_out:
+        _require_code(args, workspace.space.library)  # before --partial fills anything
+    expression, filled = complete_expression(workspace.space, workspace.session, partial=args.partial)
+    _say_filled(filled)
+    text = json_text(expression) + "\n"
+    if args.json_out:
+        write_text_atomic(args.json_out, text)
+        say(f"wrote {args.json_out}")
+    if args.python_out or args.notebook_out:
+        _write_generated_program(args, workspace.space.library, expression)
+    if not (args.json_out or args.python_out or args.notebook_out):
+        print(text, end="")
+    return 0
+
+
+def _require_code(args, library) -> None:
+    from navigator.honeybee.codegen import has_code
+
+    if not has_code(library):
+        option = "--python" if args.python_out else "--notebook"
+        raise UserError("the library has no code to assemble (no [[Preamble]] and no info.code)",
+                        where=option, fix="export the expression with --json F, or add info.code to the "
+                                          "library's functions (docs/honeybee-codegen.md)")
+
+
+def _write_generated_program(args, library, expression) -> None:
+    """The library's code (`[[Preamble]]`, `info.code`) assembled in the expression's order,
+    by navigator.honeybee.codegen. The library's code is written out as text, never run or imported."""
+    from fuseflow.support.files import write_text_atomic
+    from navigator.honeybee.codegen import notebook, python_program
+
+    for path, render in ((args.python_out, python_program), (args.notebook_out, notebook)):
+        if path:
+            write_text_atomic(path, render(library, expression))
+            say(f"wrote {path}")
+
+
+def _check_outputs(args, session: Path) -> None:
+    """Refuse output paths that would overwrite the session (or its lock) or each other."""
+    import os
+
+    from navigator.workspace.session_file import lock_path
+    from navigator.workspace.lock_owner import owner_path
+    from navigator.workspace.user_text import check_path_text
+
+    def same(a, b) -> bool:
+        if os.path.realpath(a) == os.path.realpath(b):
+            return True
+        try:
+            return os.path.samefile(a, b)  # hard links too
+        except (OSError, ValueError):
+            return False
+
+    outputs = [(option, path) for option, path in (("--json", args.json_out), ("--python", args.python_out),
+                                                   ("--notebook", args.notebook_out)) if path]
+    for option, path in outputs:
+        check_path_text(path, option)
+        for kept, what in ((session, "the session file"), (lock_path(session), "the session's lock file"),
+                           (owner_path(lock_path(session)), "the record of who holds the session's lock")):
+            if same(path, kept):
+                raise UserError(f"{path} is {what}", where=option,
+                                fix="choose another path for the export; the session must not be overwritten")
+    for index, (option, path) in enumerate(outputs):
+        for earlier, earlier_path in outputs[:index]:
+            if same(earlier_path, path):
+                raise UserError(f"{earlier} and {option} name the same file", where=option,
+                                fix=f"give {option} another path")
+
+
+# ---------------------------------------------------------------- registration
+
+def _add_hints_flag(sub) -> None:
+    # Opt-in: a hint needs the program bound to its data, which `show` otherwise never loads.
+    sub.add_argument("--hints", action="store_true",
+                     help="print each option's cost hint: the best estimated cycles, bytes and FLOPs "
+                          "beneath it, exact or a bound (docs/cost-model.md#cost-hints)")
+
+
+def register(subs) -> None:
+    start = subs.add_parser("start", help="start a navigation session for a program or a Honeybee problem")
+    start.add_argument("program", help="path to a program .toml, a bundled program's name, or a Honeybee "
+                                       "problem .hb.toml (with --library)")
+    start.add_argument("--library", metavar="L", help="scheduling library (default: the bundled FuseFlow library; "
+                                                      "required for a Honeybee problem)")
+    start.add_argument("--verbose", action="store_true", help="also print each option's info.description")
+    start.add_argument("--data", metavar="D", help="graph data file replacing the program's preset")
+    start.add_argument("--dim", action="append", metavar="NAME=N", help="override a dimension's extent (repeatable)")
+    start.add_argument("--force", action="store_true", help="replace an existing session file")
+    start.add_argument("--no-forced", action="store_true",
+                       help="leave holes that offer exactly one option open (by default they are filled, "
+                            "with provenance `forced`, after start and after every fill)")
+    _add_hints_flag(start)
+    _add_common(start, accept_changes=False)
+    start.set_defaults(run=cmd_start)
+
+    show = subs.add_parser("show", help="the sketch and the menu of every open hole")
+    show.add_argument("--hole", metavar="HOLE", help="show only this hole's menu (?3, 3 or h3)")
+    show.add_argument("--verbose", action="store_true", help="also print each option's info.description")
+    show.add_argument("--region", metavar="NAME", help="show only this region's part of the sketch and its holes")
+    show.add_argument("--open", action="store_true",
+                      help="leave out the sketch: only the open holes' menus, grouped by region")
+    _add_hints_flag(show)
+    _add_common(show)
+    show.set_defaults(run=cmd_show)
+
+    fill = subs.add_parser(
+        "fill", help="fill a hole with an option, or with a strategy",
+        description="OPTION is a menu number, an option id, or FUNCTION FIELD=VALUE ... "
+                    "(also FUNCTION(FIELD=VALUE, ...)). Quote '?3': the shell treats ? as a wildcard.")
+    fill.add_argument("hole", metavar="HOLE", help="the hole: ?3, 3 or h3")
+    fill.add_argument("option", metavar="OPTION", nargs="*", help="menu number, option id, or FUNCTION FIELD=VALUE ...")
+    fill.add_argument("--auto", metavar="STRATEGY",
+                      help="let a strategy choose: default, heuristic, exhaustive, beam or anneal "
+                           "(docs/strategies.md)")
+    scope = fill.add_mutually_exclusive_group()
+    scope.add_argument("--subtree", action="store_true", help="with --auto: also fill every hole opened beneath HOLE")
+    scope.add_argument("--all", action="store_true", help="with --auto: fill every open hole, until the sketch is "
+                                                          "complete")
+    fill.add_argument("--limit", type=_positive_count, metavar="N",
+                      help="exhaustive: refuse when the scope has more than N completions (default 10,000)")
+    fill.add_argument("--budget", type=_positive_count, metavar="K",
+                      help="search strategies: at most K simulator evaluations")
+    fill.add_argument("--jobs", type=_positive_count, metavar="N",
+                      help="search strategies: simulate candidates in N processes (or N at a time on dask)")
+    fill.add_argument("--engine", choices=("local", "dask"), default=None,
+                      help="search strategies: where candidates are simulated, as for `navigator batch`")
+    fill.add_argument("--scheduler", metavar="ADDR", help="with --engine dask: the scheduler's address")
+    llm = fill.add_argument_group("--auto llm (docs/llm.md)")
+    llm.add_argument("--base-url", metavar="URL", help="the OpenAI-compatible endpoint (else OPENAI_BASE_URL, the "
+                                                      "config file)")
+    llm.add_argument("--model", metavar="NAME", help="the model (else NAVIGATOR_LLM_MODEL, the config file)")
+    llm.add_argument("--timeout", type=_positive_seconds, metavar="S", help="seconds per request (default 60)")
+    llm.add_argument("--retries", type=_count, metavar="N", help="retries after a timeout, 429 or 5xx (default 2)")
+    llm.add_argument("--rounds", type=_positive_count, metavar="N",
+                     help="questions re-asked after an invalid answer (default 3)")
+    llm.add_argument("--iterations", type=_positive_count, metavar="N", help="search iterations (default 3)")
+    llm.add_argument("--beam", type=_positive_count, metavar="K", help="plans kept per iteration (default 3)")
+    llm.add_argument("--top", type=_positive_count, metavar="K", help="show the K best plans and pick one")
+    llm.add_argument("--pick", type=_positive_count, metavar="N", help="with --top: take plan N (for scripts)")
+    llm.add_argument("--replay-llm", metavar="FILE", help="answer from a recording instead of the network")
+    llm.add_argument("--verbose", action="store_true", help="show each prompt and its size in tokens (estimated)")
+    fill.add_argument("--rationale", metavar="TEXT", help="why: recorded with the step (see `navigator history`)")
+    _add_common(fill)
+    fill.set_defaults(run=cmd_fill)
+
+    for name, run, text in (("undo", cmd_undo, "take back the last command (its fill and forced steps)"),
+                            ("redo", cmd_redo, "re-take the last command undone")):
+        sub = subs.add_parser(name, help=text)
+        sub.add_argument("steps", nargs="?", type=_positive, default=None,
+                         help="how many single steps (default: every step of the last command)")
+        _add_common(sub)
+        sub.set_defaults(run=run)
+
+    history = subs.add_parser("history", help="every step with its provenance (who, when, why) and the "
+                                                "alternatives it did not take")
+    _add_common(history)
+    history.set_defaults(run=cmd_history)
+
+    export = subs.add_parser("export", help="write the session's schedule (or a Honeybee problem's expression) "
+                                            "as JSON and/or as a Python program")
+    export.add_argument("--json", dest="json_out", metavar="F",
+                        help="write the schedule JSON to F (a Honeybee problem: its expression in Honeybee's "
+                             "JSON form)")
+    export.add_argument("--python", dest="python_out", metavar="F",
+                        help="write a Python script that rebuilds the schedule with fuseflow and saves it (a "
+                             "Honeybee problem: the program its library's info.code assembles, never run)")
+    export.add_argument("--notebook", dest="notebook_out", metavar="F",
+                        help="Honeybee problems: write the expression's program as a Jupyter notebook to F")
+    export.add_argument("--partial", action="store_true",
+                        help="fill open holes with their defaults first (the session is not changed)")
+    _add_common(export, json_help="")
+    export.set_defaults(run=cmd_export)

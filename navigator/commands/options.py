@@ -1,0 +1,167 @@
+"""Options and loading shared by the commands that work on a program."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+from fuseflow.support.errors import UserError
+from navigator.process.console import say
+
+
+def add_session_option(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--session", metavar="FILE",
+                     help="session file (default: $NAVIGATOR_SESSION, else .navigator/session.json)")
+
+
+def add_program_options(sub: argparse.ArgumentParser, program_positional: bool = True,
+                        program_optional: bool = False) -> None:
+    """The program and its sizes; with `program_optional`, the current session's program is the default."""
+    if program_positional:
+        if program_optional:
+            sub.add_argument("program", nargs="?",
+                             help="path to a program .toml, or a bundled program's name "
+                                  "(default: the current session's program)")
+        else:
+            sub.add_argument("program", help="path to a program .toml, or a bundled program's name")
+    sub.add_argument("--data", metavar="D", help="graph data file (.npz, .mtx, .graph, edge list) replacing the preset")
+    sub.add_argument("--dim", action="append", metavar="NAME=N", help="override a dimension's extent (repeatable)")
+    sub.add_argument("--hardware", metavar="H", help="hardware .toml overriding the defaults")
+    sub.add_argument("--dense-order-fixed", action="store_true",
+                     help="also treat dense operands' storage order as fixed when ordering loops")
+    sub.add_argument("--json", action="store_true", help="print JSON on stdout")
+    add_session_option(sub)
+
+
+def add_policy_option(sub: argparse.ArgumentParser) -> None:
+    from fuseflow.analysis.policies import DEFAULT_POLICY, POLICIES
+
+    sub.add_argument("--policy", choices=POLICIES, default=DEFAULT_POLICY,
+                     help="accumulate (default): every reduction closes on chip before its result is used; "
+                          "stream: linear consumers take partial sums")
+
+
+_DIM = re.compile(r"(?P<name>[^=\s]+)=(?P<value>-?[0-9]+)")
+
+
+def parse_dims(values: list[str] | None) -> dict[str, int]:
+    """`--dim NAME=N` options as {name: N}. Only ASCII digits are read, at most 20 of them
+    (int() would also take '1_000', '²' or 5,000 digits); bind() checks the range."""
+    from fuseflow.program.ir import MAX_EXTENT
+
+    dims: dict[str, int] = {}
+    for item in values or []:
+        match = _DIM.fullmatch(item)
+        if not match:
+            raise UserError(f"cannot read {item[:60]!r}", where="--dim",
+                            fix="write NAME=EXTENT with the extent as a whole number in digits, e.g. --dim N=64")
+        name, value = match.group("name"), match.group("value")
+        if len(value.lstrip("-")) > 20:
+            raise UserError(f"dimension {name} = {value[:12]}... ({len(value)} digits) is larger than the "
+                            f"{MAX_EXTENT:,} Navigator allows", where="--dim",
+                            fix=f"write --dim {name}=<extent> with an extent from 1 to {MAX_EXTENT:,}")
+        dims[name] = int(value)
+    return dims
+
+
+def program_spec(args) -> str:
+    """The program the command works on: `args.program`, else the current session's.
+
+    Falling back to the session also takes its data file, dimension overrides (the command
+    line's --dim still win) and library, by filling `args.data`, `args.dim` and
+    `args.library` when the command line left them out, so code that reads those afterwards
+    (e.g. bind(program, args.data, parse_dims(args.dim))) sees the session's values.
+    """
+
+    from navigator.workspace import read_context_spec, session_exists, session_path, session_target
+
+    if getattr(args, "program", None):
+        return args.program
+    path = session_path(getattr(args, "session", None))
+    if not session_exists(session_target(path)):
+        raise UserError("no program given, and no session to take it from", where=str(path),
+                        fix="name the program (e.g. --program spmm), or start a session with "
+                            "`navigator start PROGRAM`")
+    spec = read_context_spec(path)
+    if getattr(args, "data", None) is None:
+        args.data = spec.data
+    args.dim = [f"{name}={value}" for name, value in spec.dims] + list(getattr(args, "dim", None) or [])
+    if getattr(args, "library", None) is None and spec.library is not None:
+        args.library = spec.library
+    args.program = spec.program
+    say(f"navigator: using the {'problem' if spec.is_problem else 'program'} of session {path}: {spec.describe()}")
+    return spec.program
+
+
+def tensor_program_spec(args) -> str:
+    """`program_spec`, for the commands that need a tensor program: a Honeybee problem (given,
+    or the session's) is refused in one line that says what to use instead."""
+    from navigator.honeybee.problem import is_problem_file, tensor_program_required
+
+    spec = program_spec(args)
+    if is_problem_file(spec):
+        raise tensor_program_required(getattr(args, "command", None), spec)
+    return spec
+
+
+def problem_space_of(args):
+    """The Honeybee problem a command is given, as a ProblemSpace, or None for a tensor program.
+
+    A problem is `--facts F` (with --library, else the bundled library: the facts `navigator
+    facts` writes are for it), or a program argument whose content is a problem (then
+    --library is required), or the current session's problem when neither is given.
+    """
+    from navigator.honeybee.problem import ProblemSpace, is_problem_file, library_required
+    from navigator.lang.load_errors import FactError
+
+    facts = getattr(args, "facts", None)
+    if facts:
+        if getattr(args, "program", None):
+            raise UserError("give the program or --facts, not both", where="--facts",
+                            fix="a fact file (.hb.toml) is the whole problem: leave out the program")
+        library = getattr(args, "library", None)
+        try:
+            return ProblemSpace.build(facts, library)
+        except FactError as exc:
+            if library is not None:
+                raise
+            raise FactError(exc.bare_message, where=exc.where,
+                            fix="these facts do not fit the bundled FuseFlow library: name theirs with "
+                                "--library L.hblib.toml") from None
+    spec = program_spec(args)
+    if not is_problem_file(spec):
+        return None
+    for option, given in (("--data", getattr(args, "data", None)), ("--dim", getattr(args, "dim", None))):
+        if given:
+            raise UserError(f"{option} applies to tensor programs, and {spec} is a Honeybee problem",
+                            where=option, fix=f"leave out {option}: a problem's facts are its whole input")
+    if getattr(args, "library", None) is None:
+        raise library_required(spec)
+    return ProblemSpace.build(spec, args.library)
+
+
+def load_program_args(args):
+    """(program, binding, hardware) from the common options (the session's program by default)."""
+    from fuseflow.program.binding import bind
+    from fuseflow.program.bundled import resolve_program
+    from fuseflow.cost.hardware import load_hardware
+
+    spec = tensor_program_spec(args)
+    dims = parse_dims(getattr(args, "dim", None))
+    program = resolve_program(spec, dims)
+    binding = bind(program, getattr(args, "data", None), dims)
+    hardware = load_hardware(getattr(args, "hardware", None))
+    return program, binding, hardware
+
+
+def json_text(value) -> str:
+    """Indented JSON of a value that may hold a sketch, thousands of levels deep for a program
+    with hundreds of regions (fuseflow.support.readers.dumps_deep)."""
+    from fuseflow.support.readers import dumps_deep
+    from navigator.synth.sketch import SKETCH_JSON_NESTING
+
+    return dumps_deep(value, SKETCH_JSON_NESTING, indent=2, ensure_ascii=False)
+
+
+def print_json(data) -> None:
+    print(json_text(data))

@@ -1,0 +1,191 @@
+"""The three reference schedules `navigator compare` puts side by side.
+
+* unfused: every op in its own region.
+* per_layer: each layer (from one op reading a sparse operand to the next) in the fewest
+  legal regions that run without recomputation (fuseflow.analysis.fusion_shortcuts.per_layer_grouping).
+* fully_fused: all ops in one region; when that is illegal, the legal grouping with the
+  fewest regions (fuseflow.analysis.fusion_shortcuts.largest_fusion), with the reason full fusion is
+  illegal.
+
+Each region's order: the six best by the symbolic roofline estimate (FLOPs from the policy's
+loop chains, bytes from `fuseflow.cost.estimate`) are simulated and the fastest wins; within 1% of it,
+the one that moves fewer bytes. Par factors are 1 and streams scalar unless `parallel`, which
+forks the outermost dense level over the largest allowed factor up to the hardware's lanes
+and gives the innermost level the widest allowed stream shape. Block mode stays off.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from fuseflow.program.binding import Binding
+from fuseflow.cost.bounds import schedule_bound
+from fuseflow.cost.estimate import region_cost
+from fuseflow.analysis.fusion import fully_fused, region_problem, unfused
+from fuseflow.analysis.fusion_shortcuts import largest_fusion, per_layer_grouping
+from fuseflow.cost.hardware import Hardware
+from fuseflow.program.ir import Program, Region, unify_region
+from fuseflow.analysis.contexts import region_contexts
+from fuseflow.analysis.orders import OrderSpace
+from fuseflow.schedule import RegionSchedule, Schedule, allowed_stream_shapes, levels
+
+ORDER_LIMIT = 20000     # orders scored per region (the first ones in enumeration order)
+SHORTLIST = 6           # orders per region that are simulated
+TIE = 0.01              # cycles within this fraction of the fastest count as a tie
+
+
+@dataclass
+class Baseline:
+    name: str
+    grouping: tuple[tuple[str, ...], ...]
+    note: str
+
+
+class _Points:
+    """Symbolic point counts of loop prefixes (the cost model's independence assumption)."""
+
+    def __init__(self, program: Program, binding: Binding, region: Region):
+        self.extent = {v: binding.extent(d) for v, d in region.var_dims.items()}
+        self.sparse = []
+        for operand in region.operands:
+            if "compressed" in operand.formats:
+                sizes = [binding.extent(d) for d in program.tensors[operand.tensor].dims]
+                self.sparse.append((operand.vars, sizes, binding.stats[operand.tensor].level_counts))
+
+    def __call__(self, prefix: set[str]) -> float:
+        total = math.prod(self.extent[v] for v in prefix)
+        for vars_, sizes, counts in self.sparse:
+            depth = 0
+            while depth < len(vars_) and vars_[depth] in prefix:
+                depth += 1
+            if depth:
+                total *= counts[depth - 1] / math.prod(sizes[:depth])
+        return total
+
+
+def shortlist(program: Program, binding: Binding, region: Region, hw: Hardware, policy: str,
+              keep: int = SHORTLIST, dense_fixed: bool = False) -> list[tuple[str, ...]]:
+    """The legal orders with the best symbolic roofline estimate (FLOPs from the policy's
+    contexts, bytes from `fuseflow.cost.estimate`), best first; ties keep the enumeration order."""
+    space = OrderSpace.of_region(region, dense_fixed)
+    points = _Points(program, binding, region)
+    scored = []
+    for rank, order in enumerate(space):
+        if rank >= ORDER_LIMIT:
+            break
+        ctx = region_contexts(program, region, order, policy)
+        flops = sum(points(set(ctx.chain[n])) * program.op_by_name[n].flops_per_point for n in region.ops)
+        bytes_ = region_cost(program, binding, region, order, hw).bytes
+        scored.append(((max(flops / hw.peak_ops_per_cycle, bytes_ / hw.memory_bytes_per_cycle), flops, rank), order))
+    scored.sort()
+    return [order for _, order in scored[:keep]]
+
+
+def region_schedule(program: Program, binding: Binding, ops, order, hw: Hardware,
+                    parallel: bool = False) -> RegionSchedule:
+    """Par factors 1 and scalar streams; with `parallel`, the outermost dense level forks over
+    the largest allowed factor up to the hardware's lanes and the innermost level gets the
+    widest allowed stream shape."""
+    region = unify_region(program, tuple(ops))
+    par = [1] * len(order)
+    shape = 1
+    if parallel:
+        lvls = levels(region, order, binding)
+        for level in lvls:
+            allowed = [f for f in level.allowed_par_factors if f <= hw.lanes]
+            if not level.compressed and max(allowed) > 1:
+                par[level.position] = max(allowed)
+                break
+        shape = max(allowed_stream_shapes(lvls[-1]))
+    return RegionSchedule(region.ops, tuple(order), tuple(par), shape, False)
+
+
+def baselines(program: Program, policy: str = "accumulate", dense_fixed: bool = False) -> list[Baseline]:
+    out = [Baseline("unfused", unfused(program), "every op in its own region")]
+    out.append(Baseline("per_layer", per_layer_grouping(program, policy, dense_fixed),
+                        "a layer starts at each op reading a sparse operand; each layer in the fewest legal "
+                        "regions that run without recomputation"))
+    fused = fully_fused(program)
+    if fused is not None:
+        out.append(Baseline("fully_fused", fused, "all ops in one region"))
+    else:
+        reason = region_problem(program, tuple(op.name for op in program.ops))
+        grouping = largest_fusion(program)
+        out.append(Baseline("fully_fused", grouping,
+                            f"full fusion is illegal ({reason}); largest legal fusion: {len(grouping)} regions"))
+    return out
+
+
+def _dependency_order(program: Program, grouping) -> list[tuple[str, ...]]:
+    from simulator.order import execution_order
+
+    dummy = Schedule(tuple(RegionSchedule(tuple(g), (), ()) for g in grouping))
+    return [rs.ops for rs in execution_order(program, dummy)]
+
+
+def tune(machine, grouping, parallel: bool = False, dense_fixed: bool = False, tie: float = TIE) -> list:
+    """Run a grouping region by region; each region takes the fastest simulated order among the
+    symbolic shortlist (so a baseline is a sensible schedule, not an arbitrary one); orders
+    within `tie` (a fraction, 1% by default) of the fastest are told apart by their traffic, so
+    `tie=math.inf` picks the shortlisted order that moves the fewest bytes."""
+    program, binding, hw = machine.program, machine.binding, machine.hw
+    results = []
+    for ops in _dependency_order(program, grouping):
+        region = unify_region(program, tuple(ops))
+        from simulator.fast import TooLarge
+
+        candidates, refused = [], None
+        for order in shortlist(program, binding, region, hw, machine.policy, dense_fixed=dense_fixed):
+            try:
+                candidates.append(machine.simulate(region_schedule(program, binding, ops, order, hw, parallel)))
+            except TooLarge as exc:
+                refused = exc
+        if not candidates:
+            raise refused
+        fastest = min(r.timing.cycles for r in candidates)
+        # Within `tie` of the fastest, prefer the order that moves fewer bytes.
+        best = min((r for r in candidates if r.timing.cycles <= fastest * (1 + tie)),
+                   key=lambda r: (r.traffic.bytes, r.timing.cycles))
+        machine.commit(best)
+        results.append(best)
+    return results
+
+
+def totals(results) -> dict:
+    """The orders and summed figures of a tuned grouping's region results."""
+    return {"orders": [" ".join(r.plan.schedule.order) for r in results],
+            "flops": sum(r.flops for r in results), "bytes": sum(r.traffic.bytes for r in results),
+            "compulsory_bytes": sum(r.traffic.compulsory_bytes for r in results),
+            "cycles": sum(r.timing.cycles for r in results),
+            "roofline": schedule_bound((r.timing.roofline, r.timing.cycles) for r in results).roofline}
+
+
+def compare_baselines(program: Program, binding: Binding, hw: Hardware, policy: str = "accumulate",
+                      parallel: bool = False, seed: int | None = None, data=None,
+                      dense_fixed: bool = False) -> list[dict]:
+    """Simulate every baseline (fast executor, counts only) on the same data; speedups are over
+    unfused. Each row carries its schedule (`schedule`, a Schedule) for saving."""
+    from simulator.program_data import materialize
+    from simulator.evaluate import Machine
+
+    data = data or materialize(program, binding, seed)
+    rows = []
+    from simulator.fast import TooLarge
+
+    for b in baselines(program, policy, dense_fixed):
+        machine = Machine(program, binding, data, hw, policy, numerics=False)
+        try:
+            results = tune(machine, b.grouping, parallel, dense_fixed)
+        except TooLarge as exc:
+            rows.append({"name": b.name, "fusion": [list(g) for g in b.grouping], "note": b.note,
+                         "orders": None, "flops": None, "bytes": None, "compulsory_bytes": None, "cycles": None,
+                         "roofline": None,
+                         "schedule": None, "not_simulated": exc.bare_message})
+            continue
+        rows.append({"name": b.name, "fusion": [list(r.plan.schedule.ops) for r in results], "note": b.note,
+                     **totals(results), "schedule": Schedule(tuple(r.plan.schedule for r in results))})
+    unfused_cycles = rows[0]["cycles"]
+    for row in rows:
+        row["speedup"] = unfused_cycles / row["cycles"] if row["cycles"] and unfused_cycles else None
+    return rows

@@ -1,0 +1,267 @@
+"""The schedule space of one tensor program: the FuseFlow library, the program's facts, and
+the engine's oracle over them, plus the translation between complete sketches and
+fuseflow schedules.
+
+The library and the facts state every rule; this module only reads finished expressions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from fuseflow.support.errors import UserError
+from fuseflow.program.ir import Program, unify_region
+from fuseflow.analysis.orders import default_order
+from navigator.lang import FactProgram, Library, facts_from_records, parse_library
+from navigator.lang.facts_loader import facts_from_generator
+from navigator.lang.load_errors import FactError, LibraryError
+from navigator.fuseflow.library_interface import check_interface
+from navigator.lang.toml_source import read_toml_text
+from navigator.synth import App, Menus, Oracle, Sketch, sketch_from_json
+
+if TYPE_CHECKING:  # imported where used: they load numpy, which a space made from cached facts may never need
+    from fuseflow.program.binding import Binding
+    from fuseflow.cost.hints import CostHint
+    from fuseflow.schedule import RegionSchedule, Schedule
+
+DEFAULT_LIBRARY = "fuseflow.hblib.toml"
+
+
+def bundled_library_text(name: str = DEFAULT_LIBRARY) -> str:
+    return resources.files("navigator.library").joinpath(name).read_text(encoding="utf-8")
+
+
+def load_scheduling_library(path: str | Path | None = None) -> tuple[Library, str]:
+    """The library at `path`, or the bundled FuseFlow library; also returns its text."""
+    if path is None:
+        text = bundled_library_text()
+        return parse_library(text, f"{DEFAULT_LIBRARY} (bundled)"), text
+    text = read_toml_text(path, LibraryError, "a scheduling library")
+    return parse_library(text, str(path)), text
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass
+class ScheduleSpace:
+    program: Program
+    library: Library
+    facts: FactProgram
+    oracle: Oracle
+    library_text: str
+    #: the facts as navigator.fuseflow.facts generated them: (prop, args) records and the goal
+    fact_records: list[tuple[str, dict[str, Any]]]
+    goal_record: tuple[str, dict[str, Any]]
+    #: check each schedule read from a sketch against the program's rules (a user's library
+    #: may offer illegal ones; the bundled one cannot, its tests say so)
+    check_schedules: bool = False
+    #: makes the binding when it is first asked for (a space restored from its facts has none)
+    bind_program: Callable[[], "Binding"] | None = field(default=None, repr=False)
+    _binding: "Binding | None" = field(default=None, repr=False)
+    #: navigator.fuseflow.sketch_hints.SketchHints, made when hints are first asked for (it keeps their memo)
+    _hints: Any = field(default=None, repr=False)
+
+    @cached_property
+    def facts_json(self) -> str:
+        """The facts and the goal as compact JSON, `[records, goal]`: what the fingerprint hashes
+        and the facts cache stores (written once for both)."""
+        return facts_json(self.fact_records, self.goal_record)
+
+    @cached_property
+    def facts_fingerprint(self) -> str:
+        """A content hash of the facts, which saved sessions keep to notice a changed space."""
+        return content_hash(self.facts_json)
+
+    @property
+    def binding(self) -> "Binding":
+        if self._binding is None:
+            assert self.bind_program is not None
+            self._binding = self.bind_program()
+        return self._binding
+
+    @classmethod
+    def build(cls, program: Program, binding: "Binding", library_path: str | Path | None = None,
+              library: tuple[Library, str] | None = None) -> "ScheduleSpace":
+        """`library`: the library at `library_path`, already loaded, with its text."""
+        from navigator.fuseflow.facts import program_facts
+
+        generated = program_facts(program, binding)
+        return cls.from_facts(program, generated.facts, generated.goal, library_path, library,
+                              binding=binding, generated=True)
+
+    @classmethod
+    def from_facts(cls, program: Program, records: list[tuple[str, dict[str, Any]]], goal: tuple[str, dict],
+                   library_path: str | Path | None = None, library: tuple[Library, str] | None = None, *,
+                   binding: "Binding | None" = None,
+                   bind_program: Callable[[], "Binding"] | None = None, generated: bool = False) -> "ScheduleSpace":
+        """The space of the facts `navigator.fuseflow.facts.program_facts` generated for `program`, as
+        (prop, args) records and the goal: what a session keeps in navigator.workspace.cache. Without
+        `binding`, `bind_program` makes it when it is first asked for. `generated`: the records
+        were just made by navigator.fuseflow.facts in this process (not read back from a cache file), so
+        each Prop's fields and value types are checked once, on its first fact."""
+        library, library_text = library or load_scheduling_library(library_path)
+        check_interface(library, goal[0])  # navigator.fuseflow.facts.GOAL_TYPE
+        # Straight from the records: writing and re-reading their TOML would double start-up.
+        try:
+            load = facts_from_generator if generated else facts_from_records
+            facts = load(records, goal, library, f"{program.name}.hb.toml (generated)")
+        except FactError as exc:
+            raise LibraryError(f"does not fit the facts Navigator generates for a program: {exc.bare_message}",
+                               where=", ".join(library.sources), fix=exc.fix or "declare the Props and the goal "
+                               "type as library/fuseflow.hblib.toml does (`navigator facts PROGRAM` shows the facts)"
+                               ) from None
+        return cls(program, library, facts, Oracle(library, facts), library_text, list(records), goal,
+                   check_schedules=library_path is not None, bind_program=bind_program, _binding=binding)
+
+    def initial_sketch(self) -> Sketch:
+        return self.oracle.initial_sketch()
+
+    # ---- cost hints ----
+
+    def hints(self, sketch: Sketch, menus: "Menus | None" = None) -> dict[tuple[int, str], "CostHint | None"]:
+        """(hole, option id) -> the best estimated cost beneath that option (None: no hint), for
+        every option of every open hole of `sketch` (docs/cost-model.md#cost-hints)."""
+        return self._sketch_hints().of_menus(sketch, menus or self.oracle.menus(sketch))
+
+    def best_hint(self, sketch: Sketch) -> "CostHint | None":
+        """The best estimated cost of the complete schedules extending `sketch`."""
+        return self._sketch_hints().of_sketch(sketch)
+
+    def _sketch_hints(self):
+        if self._hints is None:
+            from navigator.fuseflow.sketch_hints import SketchHints
+
+            self._hints = SketchHints(self)
+        return self._hints
+
+    # ---- complete sketch -> schedule ----
+
+    def schedule_of(self, sketch: Sketch) -> "Schedule":
+        """The fuseflow schedule a complete sketch denotes (the library fits the interface:
+        `check_interface`, when the space was built)."""
+        if not sketch.complete:
+            open_holes = " ".join(f"?{h.id}" for h in sketch.holes())
+            raise UserError(f"the sketch still has open holes: {open_holes}",
+                            fix="fill them, or export with --partial to take defaults")
+        from fuseflow.schedule import Schedule, default_schedule, schedule_problems
+
+        root = sketch.root
+        if root.function == "default_schedule":
+            return default_schedule(self.program)
+        regions: list[RegionSchedule] = []
+        node = root.arg("fusion").arg("regions")
+        while _continues(node):
+            regions.append(self._region_schedule(node.arg("schedule")))
+            node = node.arg("rest")
+        schedule = Schedule(tuple(regions))
+        if self.check_schedules:
+            problems = schedule_problems(self.program, self.binding, schedule)
+            if problems:
+                raise LibraryError(f"offers a schedule that breaks the rules of program {self.program.name}: "
+                                   f"{problems[0]}", where=", ".join(self.library.sources),
+                                   fix="the library's conditions must read the legal choices from the facts "
+                                       "(`navigator facts PROGRAM` shows them), as library/fuseflow.hblib.toml does")
+        return schedule
+
+    def _region_schedule(self, node: App) -> "RegionSchedule":
+        from fuseflow.schedule import RegionSchedule
+
+        order_node = node.arg("order")
+        meta = order_node.metadata_dict()
+        ops = tuple(meta["region"].split("+"))
+        order = tuple(meta["order"].split())
+        # Factors are chosen per loop variable; the schedule lists them per level of the order.
+        factor_of: dict[str, int] = {}
+        pars = node.arg("pars")
+        while _continues(pars):
+            par = pars.arg("par").metadata_dict()
+            factor_of[par["var"]] = par["factor"]
+            pars = pars.arg("rest")
+        missing = [v for v in order if v not in factor_of]
+        if missing:
+            raise LibraryError(f"its schedule of region {meta['region']} gives no parallel factor for the loop "
+                               f"variable {missing[0]} of the order {meta['order']!r}",
+                               where=", ".join(self.library.sources) or "the library",
+                               fix="list one var_par per loop variable of the region, as "
+                                   "library/fuseflow.hblib.toml does")
+        vector = order_node.arg("vector")
+        block = vector.arg("block")
+        return RegionSchedule(ops, order, tuple(factor_of[v] for v in order), vector.metadata_dict()["shape"],
+                              block.metadata_dict()["enabled"])
+
+    # ---- schedule -> complete expression (a navigation target) ----
+
+    def expression_of(self, schedule: "Schedule", where: str | None = None) -> dict:
+        """Honeybee's JSON form of the complete sketch that denotes `schedule`.
+
+        Only a legal schedule has one (navigation reaches nothing else), so an illegal one
+        raises ScheduleError naming its first problem; `where` names the file it came from."""
+        from navigator.fuseflow.facts import region_id
+        from fuseflow.analysis.fusion_shortcuts import fusion_steps, is_default_step
+        from fuseflow.analysis.fusion_steps import DONE
+        from fuseflow.schedule import check_schedule
+
+        check_schedule(self.program, self.binding, schedule, where)
+        steps = fusion_steps(self.program)
+        schedule_of = {rs.ops: rs for rs in schedule.regions}
+        derivation = steps.derivation(tuple(schedule_of))
+        assert derivation is not None, "check_schedule accepts only groupings the fusion steps reach"
+        # Built from the end: the list is as long as the grouping has regions.
+        regions = _app("no_more_regions", {"state": DONE, "region": "", "is_default": True}, {})
+        for state, step in reversed(derivation):
+            meta = {"state": steps.state_id(state), "region": region_id(step.region),
+                    "is_default": is_default_step(self.program, steps, state, step)}
+            regions = _app("region", meta, {"schedule": self._region_expression(schedule_of[step.region]),
+                                            "rest": regions})
+        fusion = _app("fuse", {"program": self.program.name}, {"regions": regions})
+        return _app("schedule", {"program": self.program.name}, {"fusion": fusion})
+
+    def _region_expression(self, rs: "RegionSchedule") -> dict:
+        from navigator.fuseflow.facts import order_id, region_id
+
+        rid, oid = region_id(rs.ops), order_id(rs.order)
+        n = len(rs.order)
+        region = unify_region(self.program, rs.ops)
+        is_default = rs.order == default_order(region)
+        region_vars = region.vars
+        factor_of = dict(zip(rs.order, rs.par_factors))
+
+        def pars_from(index: int) -> dict:
+            meta = {"region": rid, "index": index, "count": n}
+            if index == n:
+                return _app("no_more_pars", meta, {})
+            var = region_vars[index]
+            par = _app("par", {"region": rid, "var": var, "factor": factor_of[var]}, {})
+            return _app("var_par", meta, {"par": par, "rest": pars_from(index + 1)})
+
+        block = _app("block_sparse", {"region": rid, "enabled": rs.block_sparse}, {})
+        vector = _app("vectorize", {"region": rid, "var": rs.order[-1], "shape": rs.stream_shape}, {"block": block})
+        order = _app("order", {"region": rid, "order": oid, "count": n, "inner": rs.order[-1],
+                               "is_default": is_default}, {"vector": vector})
+        return _app("dataflow", {"region": rid}, {"order": order, "pars": pars_from(0)})
+
+    def sketch_of(self, schedule: Schedule) -> Sketch:
+        return sketch_from_json(self.expression_of(schedule), self.library, self.facts.goal.type)
+
+
+def facts_json(records: list[tuple[str, dict]], goal: tuple[str, dict]) -> str:
+    """Compact JSON of generated facts and their goal (the same for records read back from JSON)."""
+    return json.dumps([records, goal], separators=(",", ":"), ensure_ascii=False)
+
+
+
+def _continues(node: App) -> bool:
+    """A list node that holds an element and the rest (navigator.fuseflow.library_interface)."""
+    return any(param == "rest" for param, _ in node.args)
+
+
+def _app(name: str, metadata: dict, args: dict) -> dict:
+    return {"App": [{"name": name, "metadata": metadata, "arity": list(args)}, args]}

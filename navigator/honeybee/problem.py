@@ -1,0 +1,124 @@
+"""Honeybee problems: a library (`L.hblib.toml`) and a problem file (`P.hb.toml`, ground
+`[[Prop]]` facts and one `[Goal]`) navigated directly, with no tensor program behind them.
+
+A file is recognised by its content, not its name: a problem has `Prop` or `Goal` at its
+top level and none of a tensor program's keys (fuseflow.program.frontend.TOP_KEYS). Its space is
+the library, the facts and the oracle over them; a finished sketch is exported as the
+expression itself, in Honeybee's JSON form. Nothing here compiles or simulates, so the
+commands that need a tensor program refuse a problem with `tensor_program_required`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from fuseflow.support.errors import ProgramError, UserError
+from navigator.lang import FactProgram, Library
+from navigator.synth import Oracle, Sketch, sketch_to_json
+
+#: the top-level keys of a Honeybee problem file
+PROBLEM_KEYS = frozenset({"Prop", "Goal"})
+#: what a problem file is, for messages
+WHAT = "a Honeybee problem (.hb.toml)"
+
+
+def is_problem_document(doc: Any) -> bool:
+    """A parsed TOML document is a Honeybee problem: it has [[Prop]] or [Goal], and no key of a tensor program."""
+    from fuseflow.program.frontend import TOP_KEYS
+
+    return isinstance(doc, dict) and bool(PROBLEM_KEYS & doc.keys()) and not (TOP_KEYS & doc.keys())
+
+
+def is_problem_file(path: str | os.PathLike) -> bool:
+    """Whether the file at `path` holds a Honeybee problem. A path that is not a readable file
+    or not TOML is no problem file: the caller's own loading reports what is wrong with it."""
+    from navigator.lang.toml_source import parse_toml, read_toml_text
+
+    if not os.path.isfile(path):
+        return False
+    try:
+        text = read_toml_text(path, ProgramError, WHAT)
+        return is_problem_document(parse_toml(text, str(path), ProgramError, WHAT))
+    except UserError:
+        return False
+
+
+def problem_name(path: str | os.PathLike) -> str:
+    """`spmm` for `…/spmm.hb.toml`: the file name without its Honeybee suffixes."""
+    name = Path(path).name
+    for suffix in (".hb.toml", ".toml"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+# What each tensor-only command's user can do with a problem instead.
+_INSTEAD = {
+    "eval": "`navigator export --json F` writes a Honeybee problem's expression",
+    "compare": "`navigator count` and `navigator sample` explore a Honeybee problem's programs",
+    "check": "`navigator count P.hb.toml --library L` and `navigator show` describe a Honeybee problem",
+    "validate": "`navigator replay E.json --facts P.hb.toml --library L` checks that an expression is reachable",
+    "batch": "`navigator sample P.hb.toml N --library L --out DIR` draws a problem's expressions",
+    "facts": "a Honeybee problem already is a fact program",
+}
+
+
+def tensor_program_required(command: str | None, given: str) -> UserError:
+    """The one-line refusal of a tensor-only command given a Honeybee problem."""
+    instead = _INSTEAD.get(command or "", "start, show, fill, count, sample, replay and export take a Honeybee "
+                                          "problem")
+    who = f"`navigator {command}`" if command else "this"
+    return UserError(f"{who} needs a tensor program (a program .toml or a bundled name), "
+                     "and this is a Honeybee problem", where=given,
+                     fix=f"give a tensor program; {instead}")
+
+
+def library_required(problem: str) -> UserError:
+    return UserError("a Honeybee problem needs its library", where=problem,
+                     fix=f"add --library L.hblib.toml (e.g. navigator start {problem} --library L.hblib.toml)")
+
+
+@dataclass
+class ProblemSpace:
+    """The space of one Honeybee problem: what a session needs of a ScheduleSpace, and no tensor program."""
+
+    name: str
+    library: Library
+    facts: FactProgram
+    oracle: Oracle
+    library_text: str
+    problem_text: str
+
+    @classmethod
+    def build(cls, problem_path: str | os.PathLike, library_path: str | os.PathLike) -> "ProblemSpace":
+        from navigator.lang import parse_facts
+        from navigator.lang.load_errors import FactError
+        from navigator.lang.toml_source import read_toml_text
+        from navigator.fuseflow.schedule_space import load_scheduling_library
+
+        library, library_text = load_scheduling_library(library_path)
+        text = read_toml_text(problem_path, FactError, WHAT)
+        facts = parse_facts(text, library, str(problem_path))
+        return cls(problem_name(problem_path), library, facts, Oracle(library, facts), library_text, text)
+
+    @cached_property
+    def facts_fingerprint(self) -> str:
+        """A content hash of the facts as read (formatting and comments do not count)."""
+        from navigator.fuseflow.schedule_space import content_hash
+
+        return content_hash(repr((self.facts.facts, self.facts.goal)))
+
+    def initial_sketch(self) -> Sketch:
+        return self.oracle.initial_sketch()
+
+    def expression_of(self, sketch: Sketch) -> dict[str, Any]:
+        """A complete sketch in Honeybee's JSON form."""
+        if not sketch.complete:
+            open_holes = " ".join(f"?{h.id}" for h in sketch.holes())
+            raise UserError(f"the sketch still has open holes: {open_holes}", where="export",
+                            fix="fill them (navigator fill), or pass --partial to take their defaults")
+        return sketch_to_json(sketch)

@@ -1,0 +1,289 @@
+"""What a session navigates: a tensor program (with its data and dimensions) and the
+library, or a Honeybee problem (a `.hb.toml` of facts and a goal) and its library.
+
+A `ProgramSpec` is what the session file records (bundled names stay names, files become
+absolute paths so the session works from any directory). `ProgramSpec.load()` builds the
+space (navigator.fuseflow.schedule_space.ScheduleSpace, or navigator.honeybee.problem.ProblemSpace) and the
+content hashes that tell whether anything changed since.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from fuseflow.support.errors import UserError
+
+#: the keys of `fingerprints`, in the order changes are reported
+FINGERPRINT_KEYS = ("program", "library", "data", "facts")
+#: the kind of navigator.workspace.cache entry that holds a program's generated facts
+FACTS_CACHE = "facts"
+#: what a session navigates: a tensor program, or a Honeybee problem (recorded as context.navigator.kind)
+TENSOR, HONEYBEE = "tensor", "honeybee-problem"
+KINDS = (TENSOR, HONEYBEE)
+
+
+@dataclass(frozen=True)
+class ProgramSpec:
+    #: a bundled program's name, or an absolute path to a program .toml
+    program: str
+    #: absolute path of the graph data file, or None for the program's preset
+    data: str | None = None
+    #: dimension overrides, sorted by name
+    dims: tuple[tuple[str, int], ...] = ()
+    #: absolute path of the scheduling library, or None for the bundled FuseFlow library
+    library: str | None = None
+    #: TENSOR, or HONEYBEE when `program` is a Honeybee problem file (recognised by its content)
+    kind: str = TENSOR
+
+    @classmethod
+    def from_user(cls, program: str, data: str | None = None, dims: Mapping[str, int] | None = None,
+                  library: str | None = None) -> "ProgramSpec":
+        """Normalize command-line values: relative paths become absolute (symbolic links resolved).
+
+        Everything recorded here is written to the session file and printed, so text that is
+        not valid Unicode is refused now, naming the argument.
+        """
+        from fuseflow.program.bundled import program_location
+        from navigator.workspace.user_text import check_path_text, check_text
+
+        check_path_text(program, "PROGRAM")
+        for name in dims or {}:
+            check_text(name, "--dim")
+        if program_location(program).path is not None:
+            from navigator.honeybee.problem import is_problem_file
+
+            if os.path.isfile(program) and is_problem_file(program):
+                return cls._problem(program, data, dims, library)
+            program = _absolute(program)
+        return cls(program, _absolute(check_path_text(data, "--data")) if data else None,
+                   tuple(sorted((dims or {}).items())),
+                   _absolute(check_path_text(library, "--library")) if library else None)
+
+    @classmethod
+    def _problem(cls, problem: str, data: str | None, dims: Mapping[str, int] | None,
+                 library: str | None) -> "ProgramSpec":
+        from navigator.honeybee.problem import library_required
+        from navigator.workspace.user_text import check_path_text
+
+        for option, given in (("--data", data), ("--dim", dims)):
+            if given:
+                raise UserError(f"{option} applies to tensor programs, and {problem} is a Honeybee problem",
+                                where=option, fix=f"leave out {option}: a problem's facts are its whole input")
+        if not library:
+            raise library_required(problem)
+        return cls(_absolute(problem), None, (), _absolute(check_path_text(library, "--library")), HONEYBEE)
+
+    @property
+    def is_problem(self) -> bool:
+        return self.kind == HONEYBEE
+
+    @property
+    def bundled(self) -> bool:
+        return not os.path.isabs(self.program)
+
+    @property
+    def dims_dict(self) -> dict[str, int]:
+        return dict(self.dims)
+
+    def describe(self) -> str:
+        """One line for people: `spmm (dims N=8)`, `/abs/prog.toml (data /abs/g.npz)`,
+        `/abs/P.hb.toml (Honeybee problem; library /abs/L.hblib.toml)`."""
+        extras = ["Honeybee problem"] if self.is_problem else []
+        if self.dims:
+            extras.append("dims " + " ".join(f"{k}={v}" for k, v in self.dims))
+        if self.data:
+            extras.append(f"data {self.data}")
+        if self.library:
+            extras.append(f"library {self.library}")
+        return self.program + (f" ({'; '.join(extras)})" if extras else "")
+
+    # ---- the session file's context ----
+
+    def to_context(self) -> dict[str, Any]:
+        context = {"program": self.program, "data": self.data, "dims": self.dims_dict, "library": self.library}
+        if self.is_problem:  # tensor sessions are written as before
+            context["kind"] = self.kind
+        return context
+
+    @classmethod
+    def from_context(cls, data: Any, where: str) -> "ProgramSpec":
+        from navigator.navigation.session import DamagedSessionError
+
+        if not isinstance(data, dict) or not isinstance(data.get("program"), str):
+            raise DamagedSessionError("the session names no program (context.navigator.program)", where=where)
+        dims = data.get("dims") or {}
+        if not isinstance(dims, dict) or not all(isinstance(k, str) and isinstance(v, int)
+                                                 and not isinstance(v, bool) for k, v in dims.items()):
+            raise DamagedSessionError("context.navigator.dims must map dimension names to integers",
+                                      where=where)
+        for key in ("data", "library"):
+            if data.get(key) is not None and not isinstance(data[key], str):
+                raise DamagedSessionError(f"context.navigator.{key} must be a path or null", where=where)
+        kind = data.get("kind", TENSOR)
+        if kind not in KINDS:
+            raise DamagedSessionError(f"context.navigator.kind must be one of {', '.join(KINDS)}", where=where)
+        if kind == HONEYBEE and (data.get("library") is None or not os.path.isabs(data["program"])):
+            raise DamagedSessionError("a Honeybee problem's session must record the problem's and the library's "
+                                      "paths", where=where)
+        return cls(data["program"], data.get("data"), tuple(sorted(dims.items())), data.get("library"), kind)
+
+    # ---- loading ----
+
+    def program_text(self) -> tuple[str, str]:
+        """(text, where) of the program file or the bundled program."""
+        from fuseflow.support.files import read_user_text
+        from fuseflow.program.bundled import bundled_program_names, bundled_program_text
+        from fuseflow.support.errors import ProgramError
+
+        if self.bundled:
+            if self.program not in bundled_program_names():
+                raise ProgramError(f"no bundled program {self.program!r} in this navigator",
+                                   where="program", fix=f"bundled: {', '.join(bundled_program_names())}")
+            return bundled_program_text(self.program), f"{self.program}.toml (bundled)"
+        return read_user_text(self.program, ProgramError, "a .toml program"), self.program
+
+    def load(self) -> "LoadedProgram":
+        """The schedule space and the content hashes of what it is made from.
+
+        The program's facts are generated once per content (navigator.workspace.cache keeps them, keyed
+        by these hashes and the dimensions); a space made from cached facts binds its program
+        only if a command asks for the binding, so opening a session loads no numerical library.
+        """
+        if self.is_problem:
+            return self._load_problem()
+        from fuseflow.program.frontend import parse_program
+        from navigator.fuseflow.schedule_space import content_hash, load_scheduling_library
+
+        text, where = self.program_text()
+        program = parse_program(text, where, self.dims_dict)
+        library = load_scheduling_library(self.library)
+        fingerprints = {"program": content_hash(text), "library": content_hash(library[1]),
+                        "data": file_hash(self.data) if self.data else None}
+        key = {**fingerprints, "dims": self.dims_dict}
+
+        def bind_program():
+            from fuseflow.program.binding import bind
+
+            return bind(program, self.data, self.dims_dict)
+
+        space = _space_from_cache(program, self.library, library, key, bind_program)
+        if space is None:
+            from navigator.workspace.cache import write_entry_text
+            from navigator.fuseflow.schedule_space import ScheduleSpace
+
+            space = ScheduleSpace.build(program, bind_program(), self.library, library)
+            # The facts' JSON is written once: hashed for the fingerprint and stored as is.
+            write_entry_text(FACTS_CACHE, key, f'{{"fingerprint":{json.dumps(space.facts_fingerprint)},'
+                                               f'"facts":{space.facts_json}}}')
+        return LoadedProgram(self, space, {**fingerprints, "facts": space.facts_fingerprint})
+
+    def _load_problem(self) -> "LoadedProgram":
+        from navigator.honeybee.problem import ProblemSpace
+        from navigator.fuseflow.schedule_space import content_hash
+
+        space = ProblemSpace.build(self.program, self.library)
+        fingerprints = {"program": content_hash(space.problem_text), "library": content_hash(space.library_text),
+                        "data": None, "facts": space.facts_fingerprint}
+        return LoadedProgram(self, space, fingerprints)
+
+    def changes(self, saved: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
+        """What differs between two fingerprint sets, in words (empty when nothing did)."""
+        names = {
+            "program": f"the bundled program {self.program} (navigator was upgraded)" if self.bundled
+            else f"the problem file {self.program}" if self.is_problem else f"the program file {self.program}",
+            "library": f"the library file {self.library}" if self.library
+            else "the bundled scheduling library (navigator was upgraded)",
+            "data": f"the data file {self.data}",
+            "facts": "the problem's facts and goal" if self.is_problem
+            else "the facts generated from the program and its data (the schedule space)",
+        }
+        changed = []
+        for key in FINGERPRINT_KEYS:
+            if key in saved and saved.get(key) != current.get(key):
+                changed.append(f"{names[key]} (content {_short(saved.get(key))} -> {_short(current.get(key))})")
+        return changed
+
+
+def _space_from_cache(program, library_path: str | None, library, key: dict, bind_program):
+    """The space made from the facts cached under `key`, or None (no entry, or one that does
+    not make the space it claims to: it is then computed and written again)."""
+    from navigator.workspace.cache import read_entry
+    from navigator.fuseflow.schedule_space import ScheduleSpace
+
+    entry = read_entry(FACTS_CACHE, key)
+    if not isinstance(entry, dict):
+        return None
+    try:
+        # Tuples, as generated (`facts` is [records, goal], as ScheduleSpace.facts_json wrote it).
+        raw_records, raw_goal = entry["facts"]
+        records = [(prop, args) for prop, args in raw_records]
+        goal = (raw_goal[0], raw_goal[1])
+        fingerprint = entry["fingerprint"]
+        if not isinstance(fingerprint, str) or not all(isinstance(p, str) and isinstance(a, dict)
+                                                       for p, a in records):
+            return None
+        space = ScheduleSpace.from_facts(program, records, goal, library_path, library, bind_program=bind_program)
+    except (UserError, KeyError, IndexError, TypeError, ValueError):
+        return None
+    # Stored with the facts it hashes, in an entry whose checksum was verified: not hashed again.
+    space.facts_fingerprint = fingerprint
+    return space
+
+
+def _short(value: Any) -> str:
+    return str(value)[:8] if value else "none"
+
+
+def _absolute(path: str) -> str:
+    """The absolute path with symbolic links resolved; a loop of links is left for the read
+    to report (os.path.realpath does not raise on one, unlike Path.resolve)."""
+    return os.path.realpath(path)
+
+
+def file_hash(path: str, what: str = "the data file") -> str:
+    """SHA-256 of a regular file's bytes (first 16 hex digits, like navigator.fuseflow.schedule_space.content_hash).
+
+    A FIFO or a device is refused rather than read forever."""
+    from fuseflow.support.files import open_regular_file, os_error
+
+    digest = hashlib.sha256()
+    with open_regular_file(path, UserError, what) as handle:
+        try:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        except OSError as exc:
+            raise os_error(exc, path, UserError, "read", what) from None
+    return digest.hexdigest()[:16]
+
+
+@dataclass
+class LoadedProgram:
+    spec: ProgramSpec
+    space: Any  # navigator.fuseflow.schedule_space.ScheduleSpace (imported lazily: it pulls in scipy)
+    fingerprints: dict[str, str | None]
+
+    @property
+    def is_problem(self) -> bool:
+        return self.spec.is_problem
+
+    @property
+    def name(self) -> str:
+        """The program's name, or the problem file's name without `.hb.toml`."""
+        return self.space.name if self.is_problem else self.space.program.name
+
+    @property
+    def program(self):
+        """The tensor program; a Honeybee problem has none, and the command that asked is refused."""
+        if self.is_problem:
+            from navigator.honeybee.problem import tensor_program_required
+
+            raise tensor_program_required(None, self.spec.program)
+        return self.space.program
+
+    @property
+    def binding(self):
+        return self.space.binding
