@@ -1,6 +1,8 @@
 """Navigator: Programming-by-Navigation scheduling for sparse ML on streaming dataflow."""
 
-__version__ = "0.1.0"
+from navigator.version import __version__
+
+__all__ = ["__version__", "main"]
 
 
 def main() -> int:

@@ -13,7 +13,7 @@ import importlib
 import sys
 
 from fuseflow.support.errors import UserError, one_line
-from navigator import __version__
+from navigator.version import __version__
 from navigator.process.console import say, say_error
 
 # Each module defines register(subparsers) and sets `run` on the parsers it adds.

@@ -16,7 +16,7 @@ from typing import Mapping
 
 from fuseflow.support.errors import UserError
 from fuseflow.schedule import Schedule, schedule_problems
-from navigator import __version__
+from navigator.version import __version__
 from navigator.navigation.session import Session, StepRecord
 
 

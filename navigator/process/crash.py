@@ -28,7 +28,7 @@ def crash_folder() -> Path:
 
 
 def _report_text(exc: BaseException, argv: list[str]) -> str:
-    from navigator import __version__
+    from navigator.version import __version__
 
     when = datetime.now(timezone.utc).isoformat(timespec="seconds")
     lines = [f"navigator {__version__} crashed at {when}",

@@ -66,7 +66,7 @@ def cache_folder() -> Path | None:
 def entry_key(kind: str, parts: Mapping[str, Any]) -> dict[str, Any]:
     """The whole key of an entry: `parts` (JSON values) plus what the entry's format and
     content depend on besides them."""
-    from navigator import __version__
+    from navigator.version import __version__
 
     key = {"kind": kind, "format": FORMAT_VERSION, "navigator": __version__, "code": code_fingerprint(),
            "parts": dict(parts)}

@@ -55,7 +55,7 @@ def test_an_entry_of_other_code_or_another_version_is_not_used(folder, monkeypat
     assert read_entry("facts", KEY) is None
     monkeypatch.undo()
     monkeypatch.setenv("NAVIGATOR_CACHE_DIR", str(folder))
-    monkeypatch.setattr("navigator.__version__", "99.0")
+    monkeypatch.setattr("navigator.version.__version__", "99.0")
     assert read_entry("facts", KEY) is None
 
 
