@@ -55,7 +55,7 @@ def measure(case: str) -> dict:
 
     name, picks, hole_type = CASES[case]
     space, session = _session(name, picks)
-    context = StrategyContext(session, session.menus(), space=space)
+    context = StrategyContext.of(session, space)
     holes = [m.hole for m in context.menus.holes if hole_type is None or m.type == hole_type][:1] \
         if hole_type else [h.id for h in session.sketch.holes()]
     with stopwatch() as first:

@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from navigator.llm.config import resolve_config  # noqa: E402
 from navigator.llm.recording import Recording, RecordingChat  # noqa: E402
-from navigator.llm.transport import OpenAIChat, ReplayChat  # noqa: E402
+from navigator.llm.recording import ReplayChat  # noqa: E402
+from navigator.llm.transport import OpenAIChat  # noqa: E402
 from tests.llm.server import ChatServer  # noqa: E402
 
 SCHEMA = {"type": "object", "properties": {"proposals": {"type": "array"}}}

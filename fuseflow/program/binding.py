@@ -210,3 +210,20 @@ def bind(program: Program, data: str | Path | None = None, dims: dict[str, int] 
         densities[decl.name] = density
         stats[decl.name] = TensorStats(level_counts(decl, extents, density), density)
     return Binding(extents, stats, source, graph)
+
+
+def load_bound_program(program: str, data: str | Path | None = None, dims: dict[str, int] | None = None, *,
+                       preset: str | None = None) -> tuple[Program, Binding]:
+    """A program named as users name it (a bundled name or a .toml path), read with its `--dim`
+    overrides and bound to `data` (else to its preset's graph, or to `preset`'s instead)."""
+    import dataclasses
+
+    from fuseflow.program.bundled import resolve_program
+
+    parsed = resolve_program(program, dims)
+    if preset is not None:
+        from fuseflow.data.presets import get_preset
+
+        get_preset(preset)  # an unknown name is refused before anything is generated
+        parsed = dataclasses.replace(parsed, data=dataclasses.replace(parsed.data, preset=preset))
+    return parsed, bind(parsed, data, dims)

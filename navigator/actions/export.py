@@ -1,37 +1,78 @@
-"""Turn a session's sketch into a schedule: FuseFlow JSON, and a Python script that rebuilds it.
+"""Export a session: the files `navigator export` and the TUI's `e` write, written once for both.
 
-The script is generated from the schedule alone and passes it to fuseflow's own
-constructors; nothing of the scheduling library (its `info` tables included) is copied or
-run. Its code is fixed text: every value (paths, dims, the regions) enters it inside one
-JSON string literal, and names only in comments reduced to printable ASCII, so no program
-name, path or other input can inject code.
+The space decides what a complete sketch becomes (navigator.navigation.space.Space.export_file:
+a schedule's JSON and a script that rebuilds it, or a Honeybee problem's expression and the
+program its library assembles); this module checks where the files go, completes the sketch
+when asked, and writes each file atomically.
+
+    report = export_session(workspace, ExportRequest({"json": "s.json", "python": "s.py"}, partial=True))
+    report.written     # [("json", "s.json"), ("python", "s.py")]
 """
 
 from __future__ import annotations
 
-import json
-import re
+import os
 from dataclasses import dataclass, field
-from typing import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Mapping
 
 from fuseflow.support.errors import UserError
-from fuseflow.schedule import Schedule, schedule_problems
-from navigator.version import __version__
-from navigator.navigation.session import Session, StepRecord
+from navigator.navigation.space import ExportFailure, ExportOrigin
+
+if TYPE_CHECKING:
+    from navigator.navigation.session import Session, StepRecord
+    from navigator.workspace.session_workspace import Workspace
+
+#: every format, in the order the files are written
+FORMATS = ("json", "python", "notebook")
+
+__all__ = ["FORMATS", "ExportFailure", "ExportReport", "ExportRequest", "check_outputs", "complete_session",
+           "export_session"]
 
 
-class ExportFailure(Exception):
-    """The completed sketch does not give a valid schedule (an engine or library bug)."""
+@dataclass(frozen=True)
+class ExportRequest:
+    #: format ("json", "python", "notebook") -> the path to write it to
+    paths: Mapping[str, str] = field(default_factory=dict)
+    #: open holes take their defaults first (in the workspace's session object only)
+    partial: bool = False
+
+    @property
+    def formats(self) -> list[str]:
+        return [f for f in FORMATS if self.paths.get(f)]
 
 
 @dataclass
-class ExportResult:
-    schedule: Schedule
-    #: steps --partial took with defaults (on the in-memory session only)
-    filled: list[StepRecord] = field(default_factory=list)
+class ExportReport:
+    #: (format, path) of each file written, in order
+    written: list[tuple[str, str]]
+    #: the steps `partial` took with defaults
+    filled: list["StepRecord"]
+    #: with no path given: the JSON document, for the caller to print
+    text: str | None = None
 
 
-def complete_session(session: Session, *, partial: bool = False) -> list[StepRecord]:
+def export_session(workspace: "Workspace", request: ExportRequest) -> ExportReport:
+    """Write what `request` asks of the workspace's sketch; nothing is written unless every file
+    can be (ExportFailure: the completed sketch is invalid). The session is never saved: with
+    `partial`, the defaults are taken on the in-memory session only."""
+    check_outputs(request, workspace.path)
+    space = workspace.space
+    space.check_export(request.formats)  # before --partial fills anything
+    filled = complete_session(workspace.session, partial=request.partial)
+    sketch = workspace.session.sketch
+    origin = ExportOrigin(workspace.spec, str(workspace.path), request.paths.get("json"))
+    if not request.formats:
+        return ExportReport([], filled, space.export_file(sketch, "json", origin)[0])
+    files = [(f, request.paths[f], *space.export_file(sketch, f, origin)) for f in request.formats]
+    from fuseflow.support.files import write_text_atomic
+
+    for _, path, text, executable in files:
+        write_text_atomic(path, text, executable=executable)
+    return ExportReport([(f, path) for f, path, _, _ in files], filled)
+
+
+def complete_session(session: "Session", *, partial: bool = False) -> list["StepRecord"]:
     """Make sure `session`'s sketch is complete: with `partial`, open holes take their defaults
     (the steps taken are returned); without, an open hole is an error.
 
@@ -49,127 +90,31 @@ def complete_session(session: Session, *, partial: bool = False) -> list[StepRec
     return fill_open_holes(session, get_strategy("default"), rationale="filled by export --partial")
 
 
-def complete_expression(space, session: Session, *, partial: bool = False) -> tuple[dict, list[StepRecord]]:
-    """A Honeybee problem's export: the complete expression in Honeybee's JSON form, and the
-    steps --partial took."""
-    filled = complete_session(session, partial=partial)
-    return space.expression_of(session.sketch), filled
+def check_outputs(request: ExportRequest, session: Path) -> None:
+    """Refuse output paths that would overwrite the session (or its lock) or each other."""
+    from navigator.workspace.lock_owner import owner_path
+    from navigator.workspace.session_file import lock_path
+    from navigator.workspace.user_text import check_path_text
+
+    outputs = [(f"--{f}", request.paths[f]) for f in request.formats]
+    for option, path in outputs:
+        check_path_text(path, option)
+        for kept, what in ((session, "the session file"), (lock_path(session), "the session's lock file"),
+                           (owner_path(lock_path(session)), "the record of who holds the session's lock")):
+            if _same_file(path, kept):
+                raise UserError(f"{path} is {what}", where=option,
+                                fix="choose another path for the export; the session must not be overwritten")
+    for index, (option, path) in enumerate(outputs):
+        for earlier, earlier_path in outputs[:index]:
+            if _same_file(earlier_path, path):
+                raise UserError(f"{earlier} and {option} name the same file", where=option,
+                                fix=f"give {option} another path")
 
 
-def complete_schedule(space, session: Session, *, partial: bool = False) -> ExportResult:
-    """The schedule of `session`'s sketch; with `partial`, open holes take their defaults first
-    (see `complete_session`)."""
-    filled = complete_session(session, partial=partial)
-    schedule = space.schedule_of(session.sketch)
-    problems = schedule_problems(space.program, space.binding, schedule)
-    if problems:
-        raise ExportFailure("the completed sketch gives an invalid schedule: "
-                            + "; ".join(str(p) for p in problems))
-    return ExportResult(schedule, filled)
-
-
-def schedule_python(schedule: Schedule, *, program: str, program_name: str, data: str | None = None,
-                    dims: Mapping[str, int] | None = None, output: str | None = None,
-                    source: str | None = None) -> str:
-    """Python source that rebuilds `schedule` with fuseflow's API, checks it, and saves it.
-
-    `program` is what fuseflow.program.bundled.resolve_program accepts (a bundled name or a path);
-    `output` is the JSON path the script writes by default (without one, a file name made
-    from the program's name). No input can change the script's code: every value enters it
-    inside one JSON string literal (see `_data_literal`), and the program's name and the
-    session's path only in comments reduced to printable ASCII (`_comment`).
-    """
-    regions = [{"ops": list(rs.ops), "order": list(rs.order), "par_factors": list(rs.par_factors),
-                "stream_shape": rs.stream_shape, "block_sparse": rs.block_sparse} for rs in schedule.regions]
-    payload = {"program": program, "data": data, "dims": dict(dims or {}),
-               "output": output or default_output(program_name), "regions": regions}
-    about = [f"# program: {_comment(program_name)}",
-             f"# generated by navigator {__version__}"
-             + (f" from the session {_comment(source)}" if source else "")]
-    return _HEAD + "\n".join(about) + "\n\n" + _IMPORTS + _data_literal(payload) + _BODY
-
-
-def default_output(program_name: str) -> str:
-    """`<name>.schedule.json` in the current folder, whatever the program calls itself: a
-    name from a downloaded program file must not pick a folder (`../..`) to write in."""
-    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", program_name)[:100].lstrip(".")
-    return f"{stem or 'program'}.schedule.json"
-
-
-def _comment(text: str) -> str:
-    """`text` for a `#` comment: printable ASCII only (no newline, carriage return, form
-    feed or Unicode line separator can end the comment), at most 200 characters."""
-    return "".join(c if " " <= c <= "~" else "?" for c in text[:200])
-
-
-def _data_literal(payload: dict) -> str:
-    """`EXPORT = json.loads(...)`: the payload's JSON as adjacent string literals, one per
-    line (a key, or a region), each written by ascii() (repr with every non-ASCII character
-    escaped). Whatever the strings hold (quotes, newlines, U+2028, lone surrogates), this is
-    one string constant and nothing else, and json.loads gives the very same strings back."""
-    def dumps(value) -> str:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False)
-
-    keys = [key for key in payload if key != "regions"]
-    regions = [f"  {dumps(region)}" for region in payload["regions"]]
-    lines = (["{"] + [f" {dumps(key)}: {dumps(payload[key])}," for key in keys] + [' "regions": [']
-             + [line + "," for line in regions[:-1]] + regions[-1:] + [" ]", "}"])
-    return "EXPORT = json.loads(\n" + "".join(f"    {ascii(line + chr(10))}\n" for line in lines) + ")\n"
-
-
-# The fixed parts of the script. Nothing user-controlled may appear on the first two lines,
-# where a comment such as `# coding: utf-7` would change how Python decodes the file.
-_HEAD = """#!/usr/bin/env python3
-\"\"\"Rebuild a schedule exported by `navigator export`, check it, and save it as FuseFlow schedule JSON.
-
-Usage: python THIS_FILE [OUTPUT.json]    (default output: OUTPUT below)
-Everything the script knows about the program and the schedule is in EXPORT, read from one
-JSON string. The schedule is checked against the program's rules before it is written.
-\"\"\"
-
-"""
-
-_IMPORTS = """import json
-import sys
-
-from fuseflow.program.binding import bind
-from fuseflow.program.bundled import resolve_program
-from fuseflow.support.errors import UserError
-from fuseflow.schedule import RegionSchedule, Schedule, check_schedule, save_schedule
-
-"""
-
-_BODY = """
-PROGRAM = EXPORT["program"]  # a bundled program's name, or the path of its .toml
-DATA = EXPORT["data"]  # graph data file, or None for the program's preset
-DIMS = EXPORT["dims"]  # dimension overrides
-OUTPUT = EXPORT["output"]  # the schedule JSON written when no path is given
-
-SCHEDULE = Schedule(regions=tuple(
-    RegionSchedule(
-        ops=tuple(region["ops"]),
-        order=tuple(region["order"]),
-        par_factors=tuple(region["par_factors"]),
-        stream_shape=region["stream_shape"],
-        block_sparse=region["block_sparse"],
-    )
-    for region in EXPORT["regions"]
-))
-
-
-def main(argv: list[str]) -> int:
-    output = argv[1] if len(argv) > 1 else OUTPUT
+def _same_file(a, b) -> bool:
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
     try:
-        program = resolve_program(PROGRAM, DIMS)
-        check_schedule(program, bind(program, DATA, DIMS), SCHEDULE, where=output)
-        save_schedule(output, program, SCHEDULE)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(f"wrote {output}", file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))
-"""
+        return os.path.samefile(a, b)  # hard links too
+    except (OSError, ValueError):
+        return False

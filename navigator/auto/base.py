@@ -98,6 +98,13 @@ class StrategyContext:
     #: the sketch this view looks at, when not the session's (a plan part-way through: `at`)
     viewed: "Sketch | None" = None
 
+    @classmethod
+    def of(cls, session: "Session", space: "ScheduleSpace | None" = None, evaluation: "EvalConfig | None" = None,
+           viewed: "Sketch | None" = None) -> "StrategyContext":
+        """The context at `viewed` (default: the session's sketch), with that sketch's menus."""
+        menus = session.menus() if viewed is None else session.oracle.menus(viewed)
+        return cls(session, menus, space, evaluation, viewed)
+
     @property
     def oracle(self) -> "Oracle":
         return self.session.oracle

@@ -38,7 +38,7 @@ def fill(session: Session, hole: int, strategy: "Strategy | PlanningStrategy", s
                 return fill_open_holes(session, strategy, rationale=rationale, max_steps=max_steps)
             return fill_with_strategy(session, hole, strategy, subtree=scope is Scope.SUBTREE,
                                       rationale=rationale, max_steps=max_steps)
-        context = StrategyContext(session, session.menus(), space, evaluation)
+        context = StrategyContext.of(session, space, evaluation)
         plan = strategy.plan(context, hole, scope)
         with session.command() as steps:
             apply_plan(session, strategy, plan, rationale)
@@ -58,7 +58,7 @@ def apply_plan(session: Session, strategy: "PlanningStrategy", plan: Plan, ratio
 
 
 def _take(session: Session, strategy: Strategy, hole: int, rationale: str | None) -> StepRecord:
-    context = StrategyContext(session, session.menus())
+    context = StrategyContext.of(session)
     choice = strategy.choose(context, hole)
     if context.menus.option(hole, choice.option) is None:
         raise StrategyFailure(f"strategy {strategy.name!r} chose {choice.option!r}, which is not offered "

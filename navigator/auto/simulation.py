@@ -87,7 +87,7 @@ class SimulatorEvaluator:
     def evaluate(self, sketches: Sequence["Sketch"]) -> list[Simulated | None]:
         """Each sketch's simulation, in order; None for those the budget no longer covers."""
         from navigator.evaluation.tasks import Task
-        from navigator.batch.records import schedule_key
+        from navigator.evaluation.result_keys import schedule_key
 
         answers: list[Simulated | None] = [None] * len(sketches)
         pending: dict[str, tuple[Task, list[int]]] = {}

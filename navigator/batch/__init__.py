@@ -13,7 +13,8 @@ crash, failed numerical check) is a record like any other, never an abort.
 from navigator.batch.candidates import Candidate, collect_candidates
 from navigator.batch.engines import ENGINES, open_executor
 from navigator.evaluation.tasks import EvalConfig, Task, run_task
-from navigator.batch.records import ResultsLog, canonical_json, schedule_key
+from navigator.batch.records import ResultsLog
+from navigator.evaluation.result_keys import canonical_json, schedule_key
 from navigator.batch.runner import BatchSummary, run_batch
 
 __all__ = [

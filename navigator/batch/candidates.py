@@ -21,7 +21,7 @@ from typing import Any, Iterable
 from fuseflow.support.errors import UserError
 from fuseflow.support.files import os_error, read_user_bytes
 from fuseflow.support.readers import parse_json_text
-from navigator.batch.records import schedule_key
+from navigator.evaluation.result_keys import schedule_key
 
 WHAT = "a schedule .json file"
 

@@ -10,7 +10,6 @@ a record, and cuts it away before its first append (navigator.batch.results_file
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import math
 import os
@@ -24,19 +23,7 @@ from typing import Any, Iterator
 from fuseflow.support.errors import UserError
 from fuseflow.support.files import ensure_folder, os_error, output_path
 from navigator.batch.results_file import file_stamp, read_results_file
-
-
-def canonical_json(data: Any) -> str:
-    """Sorted keys, no spaces, UTF-8: equal data, equal text."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def schedule_key(schedule_json: Any) -> str:
-    """SHA-256 (hex) of a schedule's canonical JSON: the key of its result.
-
-    Strings that are not valid Unicode (a lone surrogate from a `\\ud800` escape) are hashed
-    as their surrogate code points; every other text hashes as its UTF-8, as always."""
-    return hashlib.sha256(canonical_json(schedule_json).encode("utf-8", "surrogatepass")).hexdigest()
+from navigator.evaluation.result_keys import canonical_json
 
 
 def json_safe(value: Any) -> Any:

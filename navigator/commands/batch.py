@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from fuseflow.support.errors import UserError
-from navigator.commands.options import add_policy_option, add_session_option, json_text, parse_dims, print_json
+from navigator.commands.options import add_policy_option, add_session_option, parse_dims, print_json
 from navigator.process.console import say
 
 JSON_VERSION = 1
@@ -96,13 +96,15 @@ def cmd_batch(args) -> int:
 # ---------------------------------------------------------------- sample
 
 def cmd_sample(args) -> int:
+    """Draw N complete sketches uniformly (the menus' exact counts) and write each as the file
+    its space exports: a schedule's JSON, or a Honeybee problem's expression. Every program
+    built without the library's aliases (shortcuts) counts."""
     import random
     import secrets
 
-    from fuseflow.support.files import ensure_folder
+    from fuseflow.support.files import ensure_folder, file_stem, write_text_atomic
     from fuseflow.support.memory import check_memory
-    from fuseflow.schedule import save_schedule, schedule_to_json
-    from navigator.batch.records import schedule_key
+    from navigator.evaluation.result_keys import schedule_key
     from navigator.navigation.sampling import UniformSampler
     from navigator.workspace import ProgramSpec
 
@@ -111,8 +113,6 @@ def cmd_sample(args) -> int:
                  fix="draw fewer schedules per run")
     spec = ProgramSpec.from_user(args.program, args.data, parse_dims(args.dim), args.library)
     space = spec.load().space
-    if spec.is_problem:
-        return _sample_problem(args, spec, space)
     sampler = UniformSampler(space.oracle)
     size = sampler.size()
     seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
@@ -121,50 +121,17 @@ def cmd_sample(args) -> int:
     width = max(3, len(str(args.n)))
     files = []
     for index in range(1, args.n + 1):
-        schedule = space.schedule_of(sampler.sample(rng))
-        path = out / f"{space.program.name}-{index:0{width}d}.json"
-        save_schedule(path, space.program, schedule)
-        files.append({"path": str(path), "key": schedule_key(schedule_to_json(space.program, schedule))})
-    unique = len({f["key"] for f in files})
-    if args.json:
-        print_json({"format": "navigator-sample", "version": JSON_VERSION, "program": space.program.name,
-                    "spec": spec.program, "dims": spec.dims_dict, "data": spec.data, "seed": seed,
-                    "space": size, "count": args.n, "unique": unique, "out": str(out), "files": files})
-    say(f"navigator: wrote {args.n} schedules of {space.program.name} to {out} ({unique} distinct; the space "
-        f"holds {size}; seed {seed})")
-    return 0
-
-
-def _sample_problem(args, spec, space) -> int:
-    """A Honeybee problem's programs, drawn uniformly: each file is one expression in Honeybee's
-    JSON form. Every program built without its library's aliases (shortcuts) counts."""
-    import random
-    import secrets
-
-    from fuseflow.support.files import ensure_folder, file_stem, write_text_atomic
-    from navigator.batch.records import schedule_key
-    from navigator.navigation.sampling import UniformSampler
-
-    sampler = UniformSampler(space.oracle)
-    size = sampler.size()
-    seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
-    rng = random.Random(seed)
-    out = ensure_folder(args.out)
-    width = max(3, len(str(args.n)))
-    files = []
-    for index in range(1, args.n + 1):
-        expression = space.expression_of(sampler.sample(rng))
+        sketch = sampler.sample(rng)
         path = out / f"{file_stem(space.name)}-{index:0{width}d}.json"
-        write_text_atomic(path, json_text(expression) + "\n")
-        files.append({"path": str(path), "key": schedule_key(expression)})
+        write_text_atomic(path, space.document_text(sketch))
+        files.append({"path": str(path), "key": schedule_key(space.document_of(sketch))})
     unique = len({f["key"] for f in files})
     if args.json:
         print_json({"format": "navigator-sample", "version": JSON_VERSION, "program": space.name,
-                    "spec": spec.program, "kind": spec.kind, "library": spec.library, "dims": {}, "data": None,
-                    "seed": seed, "space": size, "count": args.n, "unique": unique, "out": str(out),
-                    "files": files})
-    say(f"navigator: wrote {args.n} expressions of {space.name} to {out} ({unique} distinct; the problem has "
-        f"{size} programs; seed {seed})")
+                    **spec.summary_json(), "seed": seed, "space": size, "count": args.n, "unique": unique,
+                    "out": str(out), "files": files})
+    say(f"navigator: wrote {args.n} {space.product}s of {space.name} to {out} ({unique} distinct; the space "
+        f"holds {size}; seed {seed})")
     return 0
 
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from fuseflow.support.errors import UserError
-from navigator.commands.options import add_session_option, json_text, parse_dims, print_json
+from navigator.commands.options import add_session_option, parse_dims, print_json
 from navigator.process.console import say, say_error
 
 
@@ -134,9 +134,8 @@ def _report_steps(args, workspace, action: str, records) -> None:
 
 
 def cmd_fill(args) -> int:
-    from navigator.auto import Scope, StrategyFailure, fill, get_strategy
-    from navigator.evaluation.tasks import EvalConfig
-    from navigator.navigation.session import SessionError
+    from navigator.actions.fill import fill_hole
+    from navigator.auto import Scope, StrategyFailure, get_strategy
     from navigator.present.choice import parse_hole, resolve_option
     from navigator.workspace import locked_workspace
     from navigator.workspace.user_text import check_text
@@ -177,23 +176,15 @@ def cmd_fill(args) -> int:
     with locked_workspace(_path(args), accept_changes=args.accept_changes) as workspace:
         _notes(workspace)
         session = workspace.session
-        if not session.sketch.has_hole(hole):
-            raise SessionError(f"?{hole} is not an open hole", where=str(workspace.path),
-                               fix=session.not_open_hint(hole))
-        option = None if strategy is not None else resolve_option(session.menus().for_hole(hole), args.option)
+        option = None
+        if strategy is None and session.sketch.has_hole(hole):
+            option = resolve_option(session.menus().for_hole(hole), args.option).id
         try:
-            with session.atomic(), session.command() as records:  # one undo unit, with its forced steps
-                if option is not None:
-                    session.apply(hole, option.id, by="user", rationale=args.rationale)
-                else:
-                    space = None if workspace.is_problem else workspace.space
-                    evaluation = None if workspace.is_problem else EvalConfig(workspace.spec)
-                    fill(session, hole, strategy, scope, space=space, evaluation=evaluation,
-                         rationale=args.rationale)
+            records = fill_hole(workspace, hole, option=option, strategy=strategy, scope=scope,
+                                rationale=args.rationale)
         except StrategyFailure as exc:  # nothing is saved
             say_error(exc)
             return 1
-        workspace.save()
     _report_steps(args, workspace, "fill", records)
     return 0
 
@@ -210,7 +201,7 @@ def _chooser(args):
     if args.top is None:
         return None
     from navigator.process.console import say_lines
-    from navigator.llm.present import chooser
+    from navigator.llm.ranked_plans import chooser
 
     ask = input if sys.stdin.isatty() and sys.stderr.isatty() and args.pick is None else None
     return chooser(args.top, args.pick, say_lines, ask)
@@ -267,41 +258,23 @@ def cmd_history(args) -> int:
 # ---------------------------------------------------------------- export
 
 def cmd_export(args) -> int:
-    import json
-
-    from fuseflow.support.files import write_text_atomic
-    from fuseflow.schedule import save_schedule, schedule_to_json
-    from navigator.actions.export import ExportFailure, complete_schedule, schedule_python
+    from navigator.actions.export import ExportFailure, ExportRequest, export_session
     from navigator.workspace import open_workspace
 
     workspace = open_workspace(_path(args), accept_changes=args.accept_changes)
     _notes(workspace)
-    _check_outputs(args, workspace.path)
-    if workspace.is_problem:
-        return _export_problem(args, workspace)
-    if args.notebook_out:
-        raise UserError("--notebook writes the program of a Honeybee problem's expression, and this session "
-                        "schedules a tensor program", where="--notebook",
-                        fix="use --python F for a script that rebuilds the schedule")
+    request = ExportRequest({"json": args.json_out, "python": args.python_out, "notebook": args.notebook_out},
+                            partial=args.partial)
     try:
-        result = complete_schedule(workspace.space, workspace.session, partial=args.partial)
+        report = export_session(workspace, request)
     except ExportFailure as exc:
         say_error(exc)
         return 1
-    _say_filled(result.filled)
-    program = workspace.program
-    if args.json_out:
-        save_schedule(args.json_out, program, result.schedule)
-        say(f"wrote {args.json_out}")
-    if args.python_out:
-        spec = workspace.spec
-        text = schedule_python(result.schedule, program=spec.program, program_name=program.name,
-                               data=spec.data, dims=spec.dims_dict, output=args.json_out,
-                               source=str(workspace.path))
-        write_text_atomic(args.python_out, text, executable=True)
-        say(f"wrote {args.python_out}")
-    if not args.json_out and not args.python_out:
-        print(json.dumps(schedule_to_json(program, result.schedule), indent=2))
+    _say_filled(report.filled)
+    for _, path in report.written:
+        say(f"wrote {path}")
+    if report.text is not None:
+        print(report.text, end="")
     return 0
 
 
@@ -313,81 +286,6 @@ def _say_filled(filled) -> None:
             "(the session itself is unchanged):")
         for record in filled:
             say(f"  {step_line(record)}")
-
-
-def _export_problem(args, workspace) -> int:
-    """A Honeybee problem's expression in Honeybee's JSON form."""
-
-    from fuseflow.support.files import write_text_atomic
-    from navigator.actions.export import complete_expression
-
-    if args.python_out or args.notebook_out:
-        _require_code(args, workspace.space.library)  # before --partial fills anything
-    expression, filled = complete_expression(workspace.space, workspace.session, partial=args.partial)
-    _say_filled(filled)
-    text = json_text(expression) + "\n"
-    if args.json_out:
-        write_text_atomic(args.json_out, text)
-        say(f"wrote {args.json_out}")
-    if args.python_out or args.notebook_out:
-        _write_generated_program(args, workspace.space.library, expression)
-    if not (args.json_out or args.python_out or args.notebook_out):
-        print(text, end="")
-    return 0
-
-
-def _require_code(args, library) -> None:
-    from navigator.honeybee.codegen import has_code
-
-    if not has_code(library):
-        option = "--python" if args.python_out else "--notebook"
-        raise UserError("the library has no code to assemble (no [[Preamble]] and no info.code)",
-                        where=option, fix="export the expression with --json F, or add info.code to the "
-                                          "library's functions (docs/honeybee-codegen.md)")
-
-
-def _write_generated_program(args, library, expression) -> None:
-    """The library's code (`[[Preamble]]`, `info.code`) assembled in the expression's order,
-    by navigator.honeybee.codegen. The library's code is written out as text, never run or imported."""
-    from fuseflow.support.files import write_text_atomic
-    from navigator.honeybee.codegen import notebook, python_program
-
-    for path, render in ((args.python_out, python_program), (args.notebook_out, notebook)):
-        if path:
-            write_text_atomic(path, render(library, expression))
-            say(f"wrote {path}")
-
-
-def _check_outputs(args, session: Path) -> None:
-    """Refuse output paths that would overwrite the session (or its lock) or each other."""
-    import os
-
-    from navigator.workspace.session_file import lock_path
-    from navigator.workspace.lock_owner import owner_path
-    from navigator.workspace.user_text import check_path_text
-
-    def same(a, b) -> bool:
-        if os.path.realpath(a) == os.path.realpath(b):
-            return True
-        try:
-            return os.path.samefile(a, b)  # hard links too
-        except (OSError, ValueError):
-            return False
-
-    outputs = [(option, path) for option, path in (("--json", args.json_out), ("--python", args.python_out),
-                                                   ("--notebook", args.notebook_out)) if path]
-    for option, path in outputs:
-        check_path_text(path, option)
-        for kept, what in ((session, "the session file"), (lock_path(session), "the session's lock file"),
-                           (owner_path(lock_path(session)), "the record of who holds the session's lock")):
-            if same(path, kept):
-                raise UserError(f"{path} is {what}", where=option,
-                                fix="choose another path for the export; the session must not be overwritten")
-    for index, (option, path) in enumerate(outputs):
-        for earlier, earlier_path in outputs[:index]:
-            if same(earlier_path, path):
-                raise UserError(f"{earlier} and {option} name the same file", where=option,
-                                fix=f"give {option} another path")
 
 
 # ---------------------------------------------------------------- registration

@@ -89,17 +89,17 @@ def program_spec(args) -> str:
     if getattr(args, "library", None) is None and spec.library is not None:
         args.library = spec.library
     args.program = spec.program
-    say(f"navigator: using the {'problem' if spec.is_problem else 'program'} of session {path}: {spec.describe()}")
+    say(f"navigator: using the {spec.space_kind.noun} of session {path}: {spec.describe()}")
     return spec.program
 
 
 def tensor_program_spec(args) -> str:
     """`program_spec`, for the commands that need a tensor program: a Honeybee problem (given,
     or the session's) is refused in one line that says what to use instead."""
-    from navigator.honeybee.problem import is_problem_file, tensor_program_required
+    from navigator.honeybee.problem import is_honeybee_problem_file, tensor_program_required
 
     spec = program_spec(args)
-    if is_problem_file(spec):
+    if is_honeybee_problem_file(spec):
         raise tensor_program_required(getattr(args, "command", None), spec)
     return spec
 
@@ -111,7 +111,7 @@ def problem_space_of(args):
     facts` writes are for it), or a program argument whose content is a problem (then
     --library is required), or the current session's problem when neither is given.
     """
-    from navigator.honeybee.problem import ProblemSpace, is_problem_file, library_required
+    from navigator.honeybee.problem import ProblemSpace, is_honeybee_problem_file, library_required
     from navigator.lang.load_errors import FactError
 
     facts = getattr(args, "facts", None)
@@ -129,7 +129,7 @@ def problem_space_of(args):
                             fix="these facts do not fit the bundled FuseFlow library: name theirs with "
                                 "--library L.hblib.toml") from None
     spec = program_spec(args)
-    if not is_problem_file(spec):
+    if not is_honeybee_problem_file(spec):
         return None
     for option, given in (("--data", getattr(args, "data", None)), ("--dim", getattr(args, "dim", None))):
         if given:
@@ -141,27 +141,21 @@ def problem_space_of(args):
 
 
 def load_program_args(args):
-    """(program, binding, hardware) from the common options (the session's program by default)."""
-    from fuseflow.program.binding import bind
-    from fuseflow.program.bundled import resolve_program
+    """(program, binding, hardware) from the common options (the session's program by default);
+    `--preset`, where a command has it, generates that graph instead of the program's."""
     from fuseflow.cost.hardware import load_hardware
+    from fuseflow.program.binding import load_bound_program
 
     spec = tensor_program_spec(args)
-    dims = parse_dims(getattr(args, "dim", None))
-    program = resolve_program(spec, dims)
-    binding = bind(program, getattr(args, "data", None), dims)
-    hardware = load_hardware(getattr(args, "hardware", None))
-    return program, binding, hardware
-
-
-def json_text(value) -> str:
-    """Indented JSON of a value that may hold a sketch, thousands of levels deep for a program
-    with hundreds of regions (fuseflow.support.readers.dumps_deep)."""
-    from fuseflow.support.readers import dumps_deep
-    from navigator.synth.sketch import SKETCH_JSON_NESTING
-
-    return dumps_deep(value, SKETCH_JSON_NESTING, indent=2, ensure_ascii=False)
+    preset = getattr(args, "preset", None)
+    if preset and getattr(args, "data", None):
+        raise UserError("--preset and --data both name the graph", where="--preset", fix="give one of them")
+    program, binding = load_bound_program(spec, getattr(args, "data", None), parse_dims(getattr(args, "dim", None)),
+                                          preset=preset)
+    return program, binding, load_hardware(getattr(args, "hardware", None))
 
 
 def print_json(data) -> None:
-    print(json_text(data))
+    from navigator.synth.json_form import sketch_json_text
+
+    print(sketch_json_text(data))

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from fuseflow.support.errors import ScheduleError, UserError
-from navigator.commands.options import add_policy_option, add_program_options, print_json, tensor_program_spec
-
-EXACT_TOKEN_LIMIT = 20_000_000
+from navigator.commands.options import add_policy_option, add_program_options, load_program_args, print_json
 
 
 def _add_sim_options(sub) -> None:
@@ -15,56 +12,17 @@ def _add_sim_options(sub) -> None:
                                                       "ogb_collab) instead of the program's")
 
 
-def _load(args):
-    """Like load_program_args, with --preset replacing the program's graph preset."""
-    import dataclasses
-
-    from fuseflow.program.binding import bind
-    from fuseflow.program.bundled import resolve_program
-    from fuseflow.data.synthetic import get_preset
-    from fuseflow.cost.hardware import load_hardware
-    from navigator.commands.options import parse_dims
-
-    spec = tensor_program_spec(args)
-    dims = parse_dims(args.dim)
-    program = resolve_program(spec, dims)
-    if args.preset:
-        get_preset(args.preset)
-        if args.data:
-            raise UserError("--preset and --data both name the graph", where="--preset",
-                            fix="give one of them")
-        program = dataclasses.replace(program, data=dataclasses.replace(program.data, preset=args.preset))
-    binding = bind(program, args.data, dims)
-    return program, binding, load_hardware(args.hardware)
-
-
 def cmd_eval(args) -> int:
     from fuseflow.lower import format_graph, to_dot
-    from fuseflow.schedule import load_schedule, schedule_problems
-    from simulator.evaluate import evaluate
-    from simulator.report import format_report
+    from fuseflow.schedule import load_schedule
+    from navigator.evaluation.report_text import format_report
+    from navigator.evaluation.runs import simulate_schedule
 
-    program, binding, hardware = _load(args)
+    program, binding, hardware = load_program_args(args)
     schedule = load_schedule(args.schedule, program)
-    problems = schedule_problems(program, binding, schedule, dense_fixed=args.dense_order_fixed)
-    if problems:
-        first = problems[0]
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise ScheduleError(first.message + more, field=first.field, rule=first.rule, where=args.schedule,
-                            fix="`navigator validate` lists every problem; docs/schedule-json.md has the rules")
-    if args.executor == "exact":
-        from simulator.program_data import materialize
-        from simulator.evaluate import run_schedule
-
-        # Count the tokens with the fast executor first: the exact one needs about 3 s per million.
-        probe, _ = run_schedule(program, binding, schedule, "fast", args.policy,
-                                materialize(program, binding, args.seed), hardware, numerics=False)
-        tokens = sum(c.data + c.stops for r in probe for c in r.run.counts.values())
-        if tokens > EXACT_TOKEN_LIMIT:
-            raise UserError(f"about {tokens:.3g} tokens, too many for the exact executor", where="--executor",
-                            fix="use --executor fast, or shrink the problem with --dim")
-    report = evaluate(program, binding, schedule, hardware, executor=args.executor, policy=args.policy,
-                      seed=args.seed, check=not args.no_check)
+    report = simulate_schedule(program, binding, schedule, hardware, where=args.schedule, executor=args.executor,
+                               policy=args.policy, seed=args.seed, check=not args.no_check,
+                               dense_fixed=args.dense_order_fixed)
     if args.dot:
         from fuseflow.support.files import write_text_atomic
 
@@ -87,16 +45,12 @@ def cmd_eval(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from navigator.evaluation.baselines import compare_baselines
-    from simulator.report import format_comparison
+    from navigator.evaluation.report_text import format_comparison
+    from navigator.evaluation.runs import compare_programs_baselines
 
-    from simulator.program_data import describe_inputs, materialize
-
-    program, binding, hardware = _load(args)
-    data = materialize(program, binding, args.seed)
-    rows = compare_baselines(program, binding, hardware, policy=args.policy, parallel=args.parallel, data=data,
-                             dense_fixed=args.dense_order_fixed)
-    used = describe_inputs(program, binding, data)
+    program, binding, hardware = load_program_args(args)
+    rows, used = compare_programs_baselines(program, binding, hardware, policy=args.policy, parallel=args.parallel,
+                                            seed=args.seed, dense_fixed=args.dense_order_fixed)
     if args.save:
         from fuseflow.support.files import ensure_folder, file_stem
         from fuseflow.schedule import save_schedule

@@ -54,7 +54,7 @@ class EvalConfig:
                 "policy": self.policy, "executor": self.executor, "seed": self.seed, "check": self.check}
 
     def run_id(self) -> str:
-        from navigator.batch.records import canonical_json
+        from navigator.evaluation.result_keys import canonical_json
 
         return hashlib.sha256(canonical_json(self.identity()).encode("utf-8")).hexdigest()[:16]
 
@@ -79,14 +79,11 @@ class Inputs:
 
 @lru_cache(maxsize=4)
 def load_inputs(spec: ProgramSpec, hardware_path: str | None, seed: int | None) -> Inputs:
-    from fuseflow.program.binding import bind
-    from fuseflow.program.frontend import parse_program
     from fuseflow.cost.hardware import load_hardware
+    from fuseflow.program.binding import load_bound_program
     from simulator.program_data import materialize
 
-    text, where = spec.program_text()
-    program = parse_program(text, where, spec.dims_dict)
-    binding = bind(program, spec.data, spec.dims_dict)
+    program, binding = load_bound_program(spec.program, spec.data, spec.dims_dict)
     return Inputs(program, binding, load_hardware(hardware_path), materialize(program, binding, seed))
 
 

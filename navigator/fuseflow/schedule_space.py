@@ -26,6 +26,7 @@ from navigator.lang.toml_source import read_toml_text
 from navigator.synth import App, Menus, Oracle, Sketch, sketch_from_json
 
 if TYPE_CHECKING:  # imported where used: they load numpy, which a space made from cached facts may never need
+    from navigator.navigation.space import ExportOrigin
     from fuseflow.program.binding import Binding
     from fuseflow.cost.hints import CostHint
     from fuseflow.schedule import RegionSchedule, Schedule
@@ -123,6 +124,65 @@ class ScheduleSpace:
 
     def initial_sketch(self) -> Sketch:
         return self.oracle.initial_sketch()
+
+    # ---- what it is, and its capabilities (navigator.navigation.space.Space) ----
+
+    noun = "program"
+    product = "schedule"
+    has_cost_model = True
+
+    @property
+    def name(self) -> str:
+        return self.program.name
+
+    @property
+    def tensor_program(self) -> Program:
+        return self.program
+
+    def require_tensor_program(self, command: str | None) -> Program:
+        return self.program
+
+    def option_details(self, option) -> list[str]:
+        from navigator.fuseflow.option_details import region_details
+
+        metadata = option.metadata_dict()
+        region = metadata.get("region")
+        return region_details(self.program, str(region), metadata) if region is not None else []
+
+    def document_of(self, sketch: Sketch) -> dict:
+        """The schedule JSON (fuseflow.schedule.schedule_to_json) of a complete sketch."""
+        from fuseflow.schedule import schedule_to_json
+
+        return schedule_to_json(self.program, self.schedule_of(sketch))
+
+    def document_text(self, sketch: Sketch) -> str:
+        return json.dumps(self.document_of(sketch), indent=2) + "\n"  # as fuseflow.schedule.save_schedule
+
+    export_formats = ("json", "python")
+
+    def check_export(self, formats) -> None:
+        if "notebook" in formats:
+            raise UserError("--notebook writes the program of a Honeybee problem's expression, and this session "
+                            "schedules a tensor program", where="--notebook",
+                            fix="use --python F for a script that rebuilds the schedule")
+
+    def export_file(self, sketch: Sketch, format: str, origin: "ExportOrigin") -> tuple[str, bool]:
+        """The schedule JSON, or (`python`) a script that rebuilds it with fuseflow's API."""
+        from fuseflow.schedule import schedule_problems, schedule_to_json
+        from navigator.navigation.space import ExportFailure
+
+        schedule = self.schedule_of(sketch)
+        problems = schedule_problems(self.program, self.binding, schedule)
+        if problems:
+            raise ExportFailure("the completed sketch gives an invalid schedule: "
+                                + "; ".join(str(p) for p in problems))
+        if format == "python":
+            from navigator.fuseflow.rebuild_script import schedule_python
+
+            spec = origin.spec
+            return schedule_python(schedule, program=spec.program, program_name=self.program.name, data=spec.data,
+                                   dims=spec.dims_dict, output=origin.json_path, source=origin.session), True
+        return json.dumps(schedule_to_json(self.program, schedule), indent=2) + "\n", False
 
     # ---- cost hints ----
 

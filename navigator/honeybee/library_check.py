@@ -8,7 +8,7 @@ problem is reported, not only the first, each with its file and key:
    names, bad value types, ...;
 2. functions that can never be applied, whatever the facts (`navigator.lang.applicability`);
 3. with a problem file (`*.hb.toml`): functions its facts never let apply
-   (`navigator.synth.applicability`), and a goal without solution (no complete program).
+   (`navigator.synth.blocked_by_facts`), and a goal without solution (no complete program).
 
 Steps 2 and 3 need the declarations to load: when step 1 finds problems they are skipped
 (a missing declaration would make them report its consequences, not new problems), and
@@ -98,7 +98,7 @@ def check_library(library_path: str, problem_path: str | None = None) -> Library
 
 
 def _check_problem(library, problem_path: str, already: set[str], report: LibraryReport) -> None:
-    from navigator.synth.applicability import blocked_by_facts
+    from navigator.synth.blocked_by_facts import blocked_by_facts
     from navigator.synth.oracle import Oracle
 
     facts = load_facts(problem_path, library)

@@ -26,14 +26,14 @@ PROBLEM_KEYS = frozenset({"Prop", "Goal"})
 WHAT = "a Honeybee problem (.hb.toml)"
 
 
-def is_problem_document(doc: Any) -> bool:
+def is_honeybee_problem_document(doc: Any) -> bool:
     """A parsed TOML document is a Honeybee problem: it has [[Prop]] or [Goal], and no key of a tensor program."""
     from fuseflow.program.frontend import TOP_KEYS
 
     return isinstance(doc, dict) and bool(PROBLEM_KEYS & doc.keys()) and not (TOP_KEYS & doc.keys())
 
 
-def is_problem_file(path: str | os.PathLike) -> bool:
+def is_honeybee_problem_file(path: str | os.PathLike) -> bool:
     """Whether the file at `path` holds a Honeybee problem. A path that is not a readable file
     or not TOML is no problem file: the caller's own loading reports what is wrong with it."""
     from navigator.lang.toml_source import parse_toml, read_toml_text
@@ -42,7 +42,7 @@ def is_problem_file(path: str | os.PathLike) -> bool:
         return False
     try:
         text = read_toml_text(path, ProgramError, WHAT)
-        return is_problem_document(parse_toml(text, str(path), ProgramError, WHAT))
+        return is_honeybee_problem_document(parse_toml(text, str(path), ProgramError, WHAT))
     except UserError:
         return False
 
@@ -84,7 +84,8 @@ def library_required(problem: str) -> UserError:
 
 @dataclass
 class ProblemSpace:
-    """The space of one Honeybee problem: what a session needs of a ScheduleSpace, and no tensor program."""
+    """The space of one Honeybee problem (navigator.navigation.space.Space): a library and its
+    facts, with no tensor program, so no cost model and nothing to simulate."""
 
     name: str
     library: Library
@@ -112,8 +113,53 @@ class ProblemSpace:
 
         return content_hash(repr((self.facts.facts, self.facts.goal)))
 
+    #: what the user gave, and what a complete sketch exports as (Space)
+    noun = "problem"
+    product = "expression"
+    tensor_program = None
+    has_cost_model = False
+
     def initial_sketch(self) -> Sketch:
         return self.oracle.initial_sketch()
+
+    def require_tensor_program(self, command: str | None) -> Any:
+        raise tensor_program_required(command, self.name)
+
+    def hints(self, sketch: Sketch, menus: Any = None) -> dict:
+        return {}
+
+    def option_details(self, option: Any) -> tuple[str, ...]:
+        return ()
+
+    def document_of(self, sketch: Sketch) -> dict[str, Any]:
+        return self.expression_of(sketch)
+
+    def document_text(self, sketch: Sketch) -> str:
+        from navigator.synth.json_form import sketch_json_text
+
+        return sketch_json_text(self.expression_of(sketch)) + "\n"
+
+    export_formats = ("json", "python", "notebook")
+
+    def check_export(self, formats) -> None:
+        """A program or a notebook is assembled from the library's code, which it must have."""
+        from navigator.honeybee.codegen import has_code
+
+        wanted = [f for f in ("python", "notebook") if f in formats]
+        if wanted and not has_code(self.library):
+            raise UserError("the library has no code to assemble (no [[Preamble]] and no info.code)",
+                            where=f"--{wanted[0]}", fix="export the expression with --json F, or add info.code to "
+                                                        "the library's functions (docs/honeybee-codegen.md)")
+
+    def export_file(self, sketch: Sketch, format: str, origin: Any) -> tuple[str, bool]:
+        """The expression in Honeybee's JSON form, or the program (a script or a notebook) that
+        the library's code assembles in the expression's order: written out, never run."""
+        if format == "json":
+            return self.document_text(sketch), False
+        from navigator.honeybee.codegen import notebook, python_program
+
+        render = python_program if format == "python" else notebook
+        return render(self.library, self.expression_of(sketch)), False
 
     def expression_of(self, sketch: Sketch) -> dict[str, Any]:
         """A complete sketch in Honeybee's JSON form."""

@@ -17,7 +17,7 @@ Str `!=` between different classes always satisfiable (strings are unbounded). F
 `!=` is reported when the other comparisons force both sides equal; several `!=` that
 together exhaust a range (`1 <= x`, `x <= 2`, `x != 1`, `x != 2`) are not detected.
 The check with a fact program (what *these* facts allow) is the engine's:
-`navigator.synth.applicability`.
+`navigator.synth.blocked_by_facts`.
 """
 
 from __future__ import annotations

@@ -179,3 +179,44 @@ def _error_kind(exc: Exception) -> str:
         if isinstance(exc, cls):
             return kind
     return "unavailable"  # pragma: no cover (complete() catches only the kinds above)
+
+
+class ReplayChat:
+    """A ChatClient that answers from a recording (`load_recording`), exchange by
+    exchange in order, replaying recorded failures too. A request whose messages differ from
+    the recorded ones, or one past the end, is an LLMConfigError naming the file and exchange."""
+
+    def __init__(self, exchanges: list[dict], source: str):
+        self.exchanges = exchanges
+        self.source = source
+        self.position = 0
+
+    @classmethod
+    def from_file(cls, path) -> "ReplayChat":
+        return cls(load_recording(path), str(path))
+
+    def complete(self, messages: list[dict], schema: dict | None = None, schema_name: str = "answer") -> Reply:
+        number = self.position + 1
+        fix = "replay it on the session it was recorded from, in the same state, or run without --replay-llm"
+        if self.position >= len(self.exchanges):
+            raise LLMConfigError(f"the recording was made for another session state: it holds "
+                                 f"{len(self.exchanges)} exchange(s) and this run asks for exchange {number}",
+                                 where=self.source, fix=fix)
+        exchange = self.exchanges[self.position]
+        if exchange.get("messages_sha256") != messages_sha256(messages):
+            raise LLMConfigError(f"the recording was made for another session state: exchange {number} "
+                                 "was asked with other messages", where=self.source, fix=fix)
+        self.position += 1
+        error = exchange.get("error")
+        if error:
+            kind, message = error.get("kind"), error.get("message", "")
+            if kind == "answer":
+                raise AnswerProblem(message)
+            if kind == "config":
+                raise LLMConfigError(f"exchange {number} replays the recorded failure: {message}",
+                                     where=self.source)
+            raise LLMUnavailable(message)
+        reply = exchange["reply"]
+        return Reply(text=reply["text"], finish_reason=reply.get("finish_reason"), usage=reply.get("usage"),
+                     seconds=float(reply.get("seconds", 0.0)), structured=bool(exchange.get("structured")),
+                     attempts=int(reply.get("attempts", 1)))

@@ -177,8 +177,8 @@ class LLMStrategy:
     def client(self) -> "ChatClient":
         """The chat client: a replay of a recording, or the endpoint; recorded when asked."""
         if self._client is None:
-            from navigator.llm.recording import Recording, RecordingChat
-            from navigator.llm.transport import OpenAIChat, ReplayChat
+            from navigator.llm.recording import Recording, RecordingChat, ReplayChat
+            from navigator.llm.transport import OpenAIChat
 
             if self._replayed is not None:
                 inner = ReplayChat(self._replayed, str(self.replay))

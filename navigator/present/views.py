@@ -74,10 +74,9 @@ def _json_safe(value: Any) -> Any:
 def menu_hints(workspace: Workspace, menus: Menus, shown: Iterable[HoleMenu]) -> Hints:
     """(hole, option id) -> cost hint of the options of the `shown` menus; empty for a Honeybee
     problem (its space has no cost model: every hint is then null)."""
-    hints = getattr(workspace.space, "hints", None)
-    if hints is None or workspace.is_problem:
+    if not workspace.space.has_cost_model:
         return {}
-    return hints(workspace.session.sketch, menus.only(menu.hole for menu in shown))
+    return workspace.space.hints(workspace.session.sketch, menus.only(menu.hole for menu in shown))
 
 
 def _hint_text(hint: CostHint | None) -> str:
@@ -176,7 +175,7 @@ _NO_HEADING = object()
 
 
 def _written(workspace: Workspace) -> str:
-    return "expression" if workspace.is_problem else "schedule"
+    return workspace.space.product
 
 
 def format_show(workspace: Workspace, menus: Menus, only_hole: int | None = None, verbose: bool = False,
@@ -196,7 +195,7 @@ def format_show(workspace: Workspace, menus: Menus, only_hole: int | None = None
                   f"{_plural(menus.total, 'completion')}")
     lines = [
         f"session  {workspace.path}",
-        f"{'problem' if workspace.is_problem else 'program'}  {workspace.spec.describe()}",
+        f"{workspace.space.noun}  {workspace.spec.describe()}",
         f"steps    {len(session.steps)} (undo: {'yes' if session.can_undo else 'no'}, "
         f"redo: {'yes' if session.can_redo else 'no'})",
         f"status   {status}",
@@ -322,7 +321,7 @@ def _figures_text(figures) -> str:
 def format_history(workspace: Workspace) -> str:
     session = workspace.session
     lines = [f"session  {workspace.path}",
-             f"{'problem' if workspace.is_problem else 'program'}  {workspace.spec.describe()}", ""]
+             f"{workspace.space.noun}  {workspace.spec.describe()}", ""]
     if not session.steps:
         lines.append("no steps yet")
     width = len(str(len(session.steps)))

@@ -17,11 +17,19 @@ from typing import Any
 from fuseflow.support.errors import UserError
 from navigator.lang import Library
 from navigator.lang.formula import value_type_of
-from navigator.synth.sketch import MAX_SKETCH_DEPTH, App, Hole, Node, Sketch
+from navigator.synth.sketch import MAX_SKETCH_DEPTH, SKETCH_JSON_NESTING, App, Hole, Node, Sketch
 
 
 class ExpressionError(UserError):
     """A JSON expression is malformed or does not fit the library."""
+
+
+def sketch_json_text(value: Any) -> str:
+    """Indented JSON of a value that may hold a sketch, thousands of levels deep for a program
+    with hundreds of regions (fuseflow.support.readers.dumps_deep)."""
+    from fuseflow.support.readers import dumps_deep
+
+    return dumps_deep(value, SKETCH_JSON_NESTING, indent=2, ensure_ascii=False)
 
 
 def node_to_json(node: Node) -> dict[str, Any]:

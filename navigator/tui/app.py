@@ -434,8 +434,8 @@ class NavigatorApp(App):
         self.push_screen(ExportDialog(nav.session.sketch.complete, f"{name}.json", f"{name}.py"), write)
 
     def action_evaluate(self) -> None:
-        if self.navigation.workspace.is_problem:
-            self.query_one("#evaluation", Static).update("a Honeybee problem: no simulator")
+        if not self.navigation.can_evaluate:
+            self.query_one("#evaluation", Static).update(f"a {self.navigation.kind_label}: no simulator")
             return
         self.query_one("#evaluation", Static).update("evaluating… (the simulator runs in the background)")
         self._evaluate(self.navigation.session.sketch)

@@ -11,13 +11,14 @@ widgets only display what this returns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from fuseflow.support.errors import UserError
 
 if TYPE_CHECKING:
+    from navigator.actions.evaluate_sketch import Evaluation
     from navigator.llm.strategy import LLMStrategy, Proposals
     from navigator.navigation.session import StepRecord
     from navigator.workspace.session_workspace import Workspace
@@ -57,25 +58,6 @@ class HistoryRow:
     figures: str | None
     alternatives: tuple[tuple[str, str], ...]    # (label, count) of the options not taken
     undone: bool = False                          # on the redo stack: `go_to` re-takes it
-
-
-@dataclass
-class Evaluation:
-    """The simulated figures of the current sketch (its open holes at their defaults)."""
-
-    completed_with_defaults: int      # how many open holes took their default to evaluate it
-    cycles: float
-    flops: float
-    bytes: float
-    intensity: float
-    roofline: str
-    check: str
-    regions: list[tuple[str, float]] = field(default_factory=list)   # (ops, cycles)
-    unfused_cycles: float | None = None
-
-    @property
-    def speedup(self) -> float | None:
-        return self.unfused_cycles / self.cycles if self.unfused_cycles and self.cycles else None
 
 
 @dataclass
@@ -173,7 +155,7 @@ class Navigation:
         from navigator.present.views import _info  # the library's title and description
 
         rows = []
-        library = self.workspace.space.library if not self.workspace.is_problem else self.session.library
+        library = self.session.library
         options = self.menu(hole).options
         shared = _shared_metadata(options)
         for number, option in enumerate(options, 1):
@@ -189,9 +171,7 @@ class Navigation:
         return rows
 
     def hints(self, hole: int) -> dict[str, Any]:
-        """Each option's cost hint (slow on large programs: run it in a worker)."""
-        if self.workspace.is_problem:
-            return {}
+        """Each option's cost hint (slow on large programs: run it in a worker); none without a cost model."""
         found = self.workspace.space.hints(self.session.sketch, self.session.menus().only([hole]))
         return {option_id: hint for (_, option_id), hint in found.items()}
 
@@ -204,10 +184,7 @@ class Navigation:
         row = next(r for r in self.options(hole) if r.id == option_id)
         lines = [f"{row.label}", row.title, row.description, f"{row.count} completions beneath"
                  + (" · default" if row.default else "") + (" · shortcut" if row.shortcut else ""), ""]
-        metadata = option.metadata_dict()
-        region = metadata.get("region")
-        if region is not None and not self.workspace.is_problem:
-            lines.extend(_region_lines(self.workspace.space.program, str(region), metadata))
+        lines.extend(self.workspace.space.option_details(option))
         return "\n".join(line for line in lines if line is not None)
 
     def history(self) -> list[HistoryRow]:
@@ -230,47 +207,32 @@ class Navigation:
     # ---- actions (each saves the session)
 
     def choose(self, hole: int, option_id: str) -> list["StepRecord"]:
-        session = self.session
-        with session.atomic(), session.command() as records:
-            session.apply(hole, option_id, by="user")
-        self.workspace.save()
-        return records
+        from navigator.actions.fill import fill_hole
+
+        return fill_hole(self.workspace, hole, option=option_id)
 
     def take_default(self, hole: int) -> list["StepRecord"]:
-        from navigator.auto import Scope, fill, get_strategy
+        from navigator.actions.fill import fill_hole
+        from navigator.auto import get_strategy
 
-        return self._filled(lambda: fill(self.session, hole, get_strategy("default"), Scope.HOLE))
+        return fill_hole(self.workspace, hole, strategy=get_strategy("default"))
 
     def plan(self, hole: int, strategy: str, scope: str, **options: Any) -> "Planned":
         """A planning strategy's plan for the scope, made on the current sketch without taking
         it (a worker's job: `take` applies it if the sketch has not changed meanwhile)."""
+        from navigator.actions.fill import plan_ahead
         from navigator.auto import Scope, get_strategy
-        from navigator.auto.base import StrategyContext
 
         chosen = get_strategy(strategy, **options)
         if not hasattr(chosen, "plan"):
             raise UserError(f"{strategy} fills one step at a time", where="auto", fix="run it with `take_default`")
-        session = self.session
-        space, evaluation = self._space_and_evaluation()
-        sketch = session.sketch
-        context = StrategyContext(session, session.menus(), space, evaluation, viewed=sketch)
-        return Planned(chosen, chosen.plan(context, hole, Scope(scope)), sketch)
+        return Planned(chosen, *plan_ahead(self.workspace, chosen, hole, Scope(scope)))
 
     def take(self, planned: "Planned") -> list["StepRecord"]:
         """Apply a plan made by `plan` (or `accept`), if the sketch is still the one it was made on."""
-        from navigator.auto.driver import apply_plan
+        from navigator.actions.fill import take_plan
 
-        session = self.session
-        if session.sketch != planned.sketch:
-            raise UserError("the sketch changed while the strategy was planning; its plan was dropped",
-                            where="auto", fix="ask again")
-
-        def take():
-            with session.command() as records:
-                apply_plan(session, planned.strategy, planned.plan)
-            return records
-
-        return self._filled(take)
+        return take_plan(self.workspace, planned.strategy, planned.plan, planned.sketch)
 
     def model(self, **options: Any) -> "LLMStrategy":
         """The `llm` strategy for this session (configured as `navigator fill --auto llm` is),
@@ -282,14 +244,11 @@ class Navigation:
     def propose(self, strategy: "LLMStrategy", hole: int, scope: str) -> tuple["Proposals", Any]:
         """The model's ranked plans for the scope, and the sketch they were made on (slow: a
         worker's job); nothing is taken."""
+        from navigator.actions.fill import strategy_context
         from navigator.auto import Scope
-        from navigator.auto.base import StrategyContext
 
-        session = self.session
-        space, evaluation = self._space_and_evaluation()
-        sketch = session.sketch
-        context = StrategyContext(session, session.menus(), space, evaluation, viewed=sketch)
-        return strategy.propose(context, hole, Scope(scope)), sketch
+        sketch = self.session.sketch
+        return strategy.propose(strategy_context(self.workspace, sketch), hole, Scope(scope)), sketch
 
     def accept(self, strategy: "LLMStrategy", proposals: "Proposals", sketch, index: int) -> list["StepRecord"]:
         """Take ranked plan `index` (-1: the fallback plan, when the model could not help)."""
@@ -319,70 +278,37 @@ class Navigation:
             return self.undo_to(number)
         return self._changed(lambda: [session.redo() for _ in range(number - len(session.steps))])
 
-    def evaluate(self, *, cancelled: Callable[[], bool] = lambda: False) -> Evaluation:
-        """Simulate the sketch, its open holes at their defaults, and the unfused defaults."""
-        from fuseflow.schedule import default_schedule
-        from navigator.auto.scope import complete_for_scoring
-        from navigator.evaluation.tasks import EvalConfig, load_inputs, simulate
+    @property
+    def can_evaluate(self) -> bool:
+        """Whether the space has a tensor program to simulate."""
+        return self.workspace.space.tensor_program is not None
 
-        if self.workspace.is_problem:
-            raise UserError("a Honeybee problem has no simulator", where="evaluate",
-                            fix="export its expression instead (e)")
-        space, spec = self.workspace.space, self.workspace.spec
-        sketch = self.session.sketch
-        open_holes = len(sketch.holes())
-        schedule = space.schedule_of(complete_for_scoring(space.oracle, sketch))
-        inputs = load_inputs(spec, None, None)
-        result = simulate(inputs, schedule, EvalConfig(spec))
-        unfused = None
-        if not cancelled():
-            unfused = simulate(inputs, default_schedule(space.program), EvalConfig(spec, check=False))["cycles"]
-        return Evaluation(open_holes, result["cycles"], result["flops"], result["bytes"],
-                          result.get("intensity") or (result["flops"] / result["bytes"] if result["bytes"] else 0.0),
-                          str(result.get("roofline", "")), _check_text(result),
-                          [("+".join(r["ops"]), r["cycles"]) for r in result["regions"]], unfused)
+    @property
+    def kind_label(self) -> str:
+        """What the session navigates, in words: "Honeybee problem", or "program"."""
+        return self.workspace.spec.space_kind.label or self.workspace.space.noun
+
+    def evaluate(self, *, cancelled: Callable[[], bool] = lambda: False) -> "Evaluation":
+        """Simulate the sketch, its open holes at their defaults, and the unfused defaults."""
+        from navigator.actions.evaluate_sketch import evaluate_sketch
+
+        return evaluate_sketch(self.workspace, cancelled=cancelled)
 
     def export(self, json_path: str | None, python_path: str | None, fill_defaults: bool) -> list[str]:
-        """Write the schedule JSON and/or the Python program; an incomplete sketch is refused
-        unless `fill_defaults` (then the copy written takes the defaults; the session does not)."""
-        from fuseflow.support.files import write_text_atomic
-        from fuseflow.schedule import save_schedule
-        from navigator.actions.export import complete_schedule, schedule_python
+        """Write the schedule JSON (a problem's expression) and/or the Python program; an incomplete
+        sketch is refused unless `fill_defaults` (then the copy written takes the defaults; the
+        session does not)."""
+        from navigator.actions.export import ExportRequest, export_session
         from navigator.workspace import open_workspace
 
         if not json_path and not python_path:
             raise UserError("nothing to write", where="export", fix="give a path for the JSON or the Python program")
         copy = open_workspace(self.workspace.path)  # a copy: defaults taken for the export stay out of the session
-        if copy.is_problem:
-            return _export_problem(copy, json_path, python_path, fill_defaults)
-        result = complete_schedule(copy.space, copy.session, partial=fill_defaults)
-        written = []
-        if json_path:
-            save_schedule(json_path, copy.program, result.schedule)
-            written.append(json_path)
-        if python_path:
-            spec = copy.spec
-            text = schedule_python(result.schedule, program=spec.program, program_name=copy.program.name,
-                                   data=spec.data, dims=spec.dims_dict, output=json_path, source=str(copy.path))
-            write_text_atomic(python_path, text, executable=True)
-            written.append(python_path)
-        return written
+        report = export_session(copy, ExportRequest({"json": json_path, "python": python_path},
+                                                    partial=fill_defaults))
+        return [path for _, path in report.written]
 
     # ---- helpers
-
-    def _space_and_evaluation(self):
-        from navigator.evaluation.tasks import EvalConfig
-
-        if self.workspace.is_problem:
-            return None, None
-        return self.workspace.space, EvalConfig(self.workspace.spec)
-
-    def _filled(self, action: Callable[[], list["StepRecord"]]) -> list["StepRecord"]:
-        session = self.session
-        with session.atomic():
-            records = action()
-        self.workspace.save()
-        return records
 
     def _changed(self, action: Callable[[], list["StepRecord"]]) -> list["StepRecord"]:
         records = action()
@@ -402,65 +328,9 @@ def _shared_metadata(options) -> dict:
     return {k: v for k, v in first.items() if all(o.metadata_dict().get(k) == v for o in options[1:])}
 
 
-def _export_problem(copy: "Workspace", json_path: str | None, python_path: str | None, fill_defaults: bool) -> list[str]:
-    """A Honeybee problem's expression in Honeybee's JSON form, and the program its library's
-    code assembles (never run), as `navigator export` writes them."""
-    from fuseflow.support.files import write_text_atomic
-    from navigator.honeybee.codegen import has_code, python_program
-    from navigator.commands.options import json_text
-    from navigator.actions.export import complete_expression
-
-    library = copy.space.library
-    if python_path and not has_code(library):
-        raise UserError("the library has no code to assemble (no [[Preamble]] and no info.code)", where="export",
-                        fix="leave the Python path empty and export the expression's JSON")
-    expression, _ = complete_expression(copy.space, copy.session, partial=fill_defaults)
-    written = []
-    if json_path:
-        write_text_atomic(json_path, json_text(expression) + "\n")
-        written.append(json_path)
-    if python_path:
-        write_text_atomic(python_path, python_program(library, expression))
-        written.append(python_path)
-    return written
-
-
 def _label(option: "MenuOption", shared: dict | None = None) -> str:
     # is_default is said by the menu's default mark
     metadata = {k: v for k, v in option.metadata_dict().items()
                 if k not in ("program", "is_default") and k not in (shared or {})}
     shown = ", ".join(f"{k}={v}" for k, v in metadata.items())
     return f"{option.function}{{{shown}}}" if shown else option.function
-
-
-def _check_text(result: dict) -> str:
-    check = result.get("check")
-    if isinstance(check, dict):
-        return "passed" if check.get("passed") else f"FAILED: {check.get('message', '')}"
-    return str(check) if check is not None else "not checked"
-
-
-def _region_lines(program, region: str, metadata: dict) -> list[str]:
-    """The region's ops and operand formats; an order's loop nest, compressed levels marked."""
-    from fuseflow.program.ir import unify_region
-
-    ops = tuple(region.split("+"))
-    try:
-        unified = unify_region(program, ops)
-    except Exception:  # a region name the program does not know: show nothing more
-        return []
-    compressed = {var for operand in unified.operands for var, fmt in zip(operand.vars, operand.formats)
-                  if fmt == "compressed"}
-    lines = [f"region {region}:"]
-    for name in ops:
-        op = program.op_by_name[name]
-        lines.append(f"  {name}: {op.statement}")
-    for operand in unified.operands:
-        lines.append(f"  reads {operand.tensor}({','.join(operand.vars)}) [{','.join(operand.formats)}]")
-    order = metadata.get("order")
-    if order is not None:
-        lines.append("loop nest (* compressed: iterates stored coordinates only):")
-        for depth, var in enumerate(str(order).split()):
-            extent = unified.var_dims.get(var, "")
-            lines.append("  " * (depth + 1) + f"for {var}{'*' if var in compressed else ''} in {extent}")
-    return lines

@@ -107,7 +107,7 @@ class ProposalsScreen(Dialog):
         self.proposals = proposals
 
     def compose(self) -> ComposeResult:
-        from navigator.llm.present import format_ranked
+        from navigator.llm.ranked_plans import format_ranked
 
         with Vertical():
             if self.proposals.fallback is not None:

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from fuseflow.support.errors import UserError
 from navigator.navigation.session import DamagedSessionError, Session, SessionError
@@ -25,6 +25,9 @@ from navigator.workspace.session_file import session_exists, session_lock, sessi
 from navigator.workspace.integrity import integrity_problem, record_fingerprints, spec_is_intact
 from navigator.workspace.recovery import damaged, recovery_fix
 from navigator.workspace.spec import LoadedProgram, ProgramSpec
+
+if TYPE_CHECKING:
+    from navigator.navigation.space import Space
 
 #: the CLI's part of Session.context
 CONTEXT_KEY = "navigator"
@@ -47,17 +50,13 @@ class Workspace:
         return self.loaded.spec
 
     @property
-    def space(self):
+    def space(self) -> "Space":
         return self.loaded.space
 
     @property
     def program(self):
-        """The tensor program (a Honeybee problem has none: see `is_problem`)."""
+        """The tensor program; a space without one refuses (Space.require_tensor_program)."""
         return self.loaded.program
-
-    @property
-    def is_problem(self) -> bool:
-        return self.loaded.is_problem
 
     def save(self) -> None:
         """Record the current spec and fingerprints in the context, then write atomically."""

@@ -5,6 +5,9 @@ A `ProgramSpec` is what the session file records (bundled names stay names, file
 absolute paths so the session works from any directory). `ProgramSpec.load()` builds the
 space (navigator.fuseflow.schedule_space.ScheduleSpace, or navigator.honeybee.problem.ProblemSpace) and the
 content hashes that tell whether anything changed since.
+
+This module is the one place that knows both kinds of space (`KINDS`): everything above it
+asks the space it loaded for a capability (navigator.navigation.space.Space).
 """
 
 from __future__ import annotations
@@ -13,9 +16,12 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from fuseflow.support.errors import UserError
+
+if TYPE_CHECKING:
+    from navigator.navigation.space import Space
 
 #: the keys of `fingerprints`, in the order changes are reported
 FINGERPRINT_KEYS = ("program", "library", "data", "facts")
@@ -23,7 +29,6 @@ FINGERPRINT_KEYS = ("program", "library", "data", "facts")
 FACTS_CACHE = "facts"
 #: what a session navigates: a tensor program, or a Honeybee problem (recorded as context.navigator.kind)
 TENSOR, HONEYBEE = "tensor", "honeybee-problem"
-KINDS = (TENSOR, HONEYBEE)
 
 
 @dataclass(frozen=True)
@@ -54,9 +59,9 @@ class ProgramSpec:
         for name in dims or {}:
             check_text(name, "--dim")
         if program_location(program).path is not None:
-            from navigator.honeybee.problem import is_problem_file
+            from navigator.honeybee.problem import is_honeybee_problem_file
 
-            if os.path.isfile(program) and is_problem_file(program):
+            if os.path.isfile(program) and is_honeybee_problem_file(program):
                 return cls._problem(program, data, dims, library)
             program = _absolute(program)
         return cls(program, _absolute(check_path_text(data, "--data")) if data else None,
@@ -78,8 +83,8 @@ class ProgramSpec:
         return cls(_absolute(problem), None, (), _absolute(check_path_text(library, "--library")), HONEYBEE)
 
     @property
-    def is_problem(self) -> bool:
-        return self.kind == HONEYBEE
+    def space_kind(self) -> "SpaceKind":
+        return KINDS[self.kind]
 
     @property
     def bundled(self) -> bool:
@@ -92,7 +97,7 @@ class ProgramSpec:
     def describe(self) -> str:
         """One line for people: `spmm (dims N=8)`, `/abs/prog.toml (data /abs/g.npz)`,
         `/abs/P.hb.toml (Honeybee problem; library /abs/L.hblib.toml)`."""
-        extras = ["Honeybee problem"] if self.is_problem else []
+        extras = [self.space_kind.label] if self.space_kind.label else []
         if self.dims:
             extras.append("dims " + " ".join(f"{k}={v}" for k, v in self.dims))
         if self.data:
@@ -105,9 +110,16 @@ class ProgramSpec:
 
     def to_context(self) -> dict[str, Any]:
         context = {"program": self.program, "data": self.data, "dims": self.dims_dict, "library": self.library}
-        if self.is_problem:  # tensor sessions are written as before
+        if self.kind != TENSOR:  # tensor sessions are written as before
             context["kind"] = self.kind
         return context
+
+    def summary_json(self) -> dict[str, Any]:
+        """The spec as summaries such as `sample --json` name it (docs/session-json.md)."""
+        summary: dict[str, Any] = {"spec": self.program}
+        if self.kind != TENSOR:  # tensor summaries are written as before
+            summary.update(kind=self.kind, library=self.library)
+        return {**summary, "dims": self.dims_dict, "data": self.data}
 
     @classmethod
     def from_context(cls, data: Any, where: str) -> "ProgramSpec":
@@ -126,9 +138,9 @@ class ProgramSpec:
         kind = data.get("kind", TENSOR)
         if kind not in KINDS:
             raise DamagedSessionError(f"context.navigator.kind must be one of {', '.join(KINDS)}", where=where)
-        if kind == HONEYBEE and (data.get("library") is None or not os.path.isabs(data["program"])):
-            raise DamagedSessionError("a Honeybee problem's session must record the problem's and the library's "
-                                      "paths", where=where)
+        if KINDS[kind].needs_files and (data.get("library") is None or not os.path.isabs(data["program"])):
+            raise DamagedSessionError(f"a {KINDS[kind].label}'s session must record the problem's and the "
+                                      "library's paths", where=where)
         return cls(data["program"], data.get("data"), tuple(sorted(dims.items())), data.get("library"), kind)
 
     # ---- loading ----
@@ -153,8 +165,9 @@ class ProgramSpec:
         by these hashes and the dimensions); a space made from cached facts binds its program
         only if a command asks for the binding, so opening a session loads no numerical library.
         """
-        if self.is_problem:
-            return self._load_problem()
+        return self.space_kind.load(self)
+
+    def _load_tensor_program(self) -> "LoadedProgram":
         from fuseflow.program.frontend import parse_program
         from navigator.fuseflow.schedule_space import content_hash, load_scheduling_library
 
@@ -194,12 +207,11 @@ class ProgramSpec:
         """What differs between two fingerprint sets, in words (empty when nothing did)."""
         names = {
             "program": f"the bundled program {self.program} (navigator was upgraded)" if self.bundled
-            else f"the problem file {self.program}" if self.is_problem else f"the program file {self.program}",
+            else f"the {self.space_kind.noun} file {self.program}",
             "library": f"the library file {self.library}" if self.library
             else "the bundled scheduling library (navigator was upgraded)",
             "data": f"the data file {self.data}",
-            "facts": "the problem's facts and goal" if self.is_problem
-            else "the facts generated from the program and its data (the schedule space)",
+            "facts": self.space_kind.facts,
         }
         changed = []
         for key in FINGERPRINT_KEYS:
@@ -263,27 +275,44 @@ def file_hash(path: str, what: str = "the data file") -> str:
 @dataclass
 class LoadedProgram:
     spec: ProgramSpec
-    space: Any  # navigator.fuseflow.schedule_space.ScheduleSpace (imported lazily: it pulls in scipy)
+    space: "Space"
     fingerprints: dict[str, str | None]
-
-    @property
-    def is_problem(self) -> bool:
-        return self.spec.is_problem
 
     @property
     def name(self) -> str:
         """The program's name, or the problem file's name without `.hb.toml`."""
-        return self.space.name if self.is_problem else self.space.program.name
+        return self.space.name
 
     @property
     def program(self):
-        """The tensor program; a Honeybee problem has none, and the command that asked is refused."""
-        if self.is_problem:
-            from navigator.honeybee.problem import tensor_program_required
-
-            raise tensor_program_required(None, self.spec.program)
-        return self.space.program
+        """The tensor program; a space without one refuses the command that asked."""
+        return self.space.require_tensor_program(None)
 
     @property
     def binding(self):
+        """The tensor program bound to its data (made when first asked for)."""
+        self.space.require_tensor_program(None)
         return self.space.binding
+
+
+@dataclass(frozen=True)
+class SpaceKind:
+    """One kind of space a session can navigate: how its spec loads, and how it is named."""
+
+    #: what the user gave, in "the program file F" and "the problem of session S"
+    noun: str
+    #: what `describe()` adds, if anything
+    label: str | None
+    #: what the "facts" fingerprint covers, for `changes`
+    facts: str
+    #: the session must record the absolute paths of the file and the library
+    needs_files: bool
+    load: Callable[[ProgramSpec], LoadedProgram]
+
+
+KINDS = {
+    TENSOR: SpaceKind("program", None, "the facts generated from the program and its data (the schedule space)",
+                      False, ProgramSpec._load_tensor_program),
+    HONEYBEE: SpaceKind("problem", "Honeybee problem", "the problem's facts and goal", True,
+                        ProgramSpec._load_problem),
+}

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from fuseflow.schedule import RegionSchedule, Schedule
-from navigator.actions.export import default_output, schedule_python
+from navigator.fuseflow.rebuild_script import default_output, schedule_python
 from tests.cli.conftest import SMALL_SPMM, assert_user_error, clean_env
 
 PAYLOAD = '__import__("os").system("touch pwned")'

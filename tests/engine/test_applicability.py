@@ -1,4 +1,4 @@
-"""Functions that can never be applied (navigator.lang.applicability, navigator.synth.applicability),
+"""Functions that can never be applied (navigator.lang.applicability, navigator.synth.blocked_by_facts),
 the collecting library loader, and the report of `navigator library check` (navigator.honeybee.library_check)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from navigator.honeybee.library_check import (
     NO_SOLUTION,
     check_library,
 )
-from navigator.synth.applicability import blocked_by_facts
+from navigator.synth.blocked_by_facts import blocked_by_facts
 from navigator.synth.oracle import Oracle
 
 DATA = Path(__file__).parent / "data"

@@ -72,7 +72,7 @@ PRELOAD_MODULES = (
     "navigator.batch.progress", "navigator.process.crash",
     "fuseflow.program.binding", "fuseflow.program.bundled", "fuseflow.cost.hardware", "fuseflow.schedule", "navigator.fuseflow.summary",
     "navigator.fuseflow.facts", "fuseflow.schedule.space_size", "fuseflow.data.loaders", "fuseflow.data.synthetic",
-    "fuseflow.lower", "simulator.evaluate", "simulator.report", "navigator.evaluation.baselines", "simulator.program_data",
+    "fuseflow.lower", "simulator.evaluate", "navigator.evaluation.report_text", "navigator.evaluation.baselines", "simulator.program_data",
 )
 
 _BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")

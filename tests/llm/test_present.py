@@ -8,7 +8,7 @@ import pytest
 
 from fuseflow.support.errors import UserError
 from navigator.llm.answer import Proposal
-from navigator.llm.present import chooser, format_ranked
+from navigator.llm.ranked_plans import chooser, format_ranked
 
 
 def _plans(n: int):

@@ -44,7 +44,7 @@ def session_after(space, picks) -> Session:
 
 
 def context_of(session, space) -> StrategyContext:
-    return StrategyContext(session, session.menus(), space=space)
+    return StrategyContext.of(session, space)
 
 
 def gcn_prompt(picks, holes=None, **options):
@@ -80,7 +80,7 @@ def test_a_honeybee_problem_gets_its_goal_facts_sketch_and_menus(golden):
     example = ROOT / "docs" / "examples" / "honeybee"
     space = ProblemSpace.build(example / "pipeline.hb.toml", example / "pipeline.hblib.toml")
     session = Session(space.library, space.facts, oracle=space.oracle)
-    context = StrategyContext(session, session.menus())  # space None: no cost model, no data
+    context = StrategyContext.of(session)  # space None: no cost model, no data
     result = build_prompt(context, [0], instructions=INSTRUCTIONS, system=SYSTEM)
     text = result.text
     assert str(example) not in text  # file names only: the prompt is the same wherever they lie

@@ -13,7 +13,9 @@ from fuseflow.support.errors import ProgramError
 from fuseflow.program.bundled import bundled_program_names, bundled_program_text, resolve_program
 from navigator.fuseflow.facts import program_facts
 from fuseflow.program.frontend import TOP_KEYS
-from navigator.honeybee.problem import PROBLEM_KEYS, ProblemSpace, is_problem_document, is_problem_file
+from navigator.honeybee.problem import PROBLEM_KEYS, ProblemSpace
+from navigator.honeybee.problem import is_honeybee_problem_document as is_problem_document
+from navigator.honeybee.problem import is_honeybee_problem_file as is_problem_file
 from navigator.lang.toml_source import parse_toml
 from navigator.navigation.replay import replay
 from navigator.navigation.sampling import UniformSampler

@@ -15,7 +15,7 @@ from fuseflow.cost.estimate import schedule_cost
 from fuseflow.cost.hardware import load_hardware
 from fuseflow.schedule import default_schedule
 from simulator.evaluate import evaluate
-from simulator.report import format_report
+from navigator.evaluation.report_text import format_report
 from tests.bundled import LARGE_PROGRAMS
 from tests.simulator.helpers import SMALL_DIMS, random_schedule, small
 

@@ -74,7 +74,7 @@ def test_scope_counts_match_what_is_enumerated(name):
     session = new_session(space)
     session.apply(0, session.menus().for_hole(0).default.id)  # past the root: a subtree to count
     for hole in [h.id for h in session.sketch.holes()]:
-        context = StrategyContext(session, session.menus(), space=space)
+        context = StrategyContext.of(session, space)
         for scope in (Scope.HOLE, Scope.SUBTREE):
             expected = scope_count(context, hole, scope).value
             if expected is None or expected > 3000:

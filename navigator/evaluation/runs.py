@@ -1,0 +1,56 @@
+"""Simulate what a user names: one schedule (`navigator eval`), or the baselines side by side
+(`navigator compare`). With navigator.evaluation.tasks (a batch's candidates and the TUI's
+sketch), this package is where the navigator calls the simulator."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fuseflow.support.errors import ScheduleError, UserError
+
+#: the exact executor runs about 3 s per million tokens: more than this is refused
+EXACT_TOKEN_LIMIT = 20_000_000
+
+
+def simulate_schedule(program, binding, schedule, hardware, *, where: str, executor: str = "fast",
+                      policy: str = "accumulate", seed: int | None = None, check: bool = True,
+                      dense_fixed: bool = False):
+    """simulator.evaluate.Report of a schedule read from `where`, after its legality (the first
+    problem, with a count of the others) and, for the exact executor, its size are checked."""
+    from fuseflow.schedule import schedule_problems
+    from simulator.evaluate import evaluate
+
+    problems = schedule_problems(program, binding, schedule, dense_fixed=dense_fixed)
+    if problems:
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ScheduleError(first.message + more, field=first.field, rule=first.rule, where=where,
+                            fix="`navigator validate` lists every problem; docs/schedule-json.md has the rules")
+    if executor == "exact":
+        _check_exact_size(program, binding, schedule, hardware, policy, seed)
+    return evaluate(program, binding, schedule, hardware, executor=executor, policy=policy, seed=seed, check=check)
+
+
+def _check_exact_size(program, binding, schedule, hardware, policy: str, seed: int | None) -> None:
+    """Count the tokens with the fast executor first: the exact one would take too long."""
+    from simulator.evaluate import run_schedule
+    from simulator.program_data import materialize
+
+    probe, _ = run_schedule(program, binding, schedule, "fast", policy, materialize(program, binding, seed),
+                            hardware, numerics=False)
+    tokens = sum(c.data + c.stops for r in probe for c in r.run.counts.values())
+    if tokens > EXACT_TOKEN_LIMIT:
+        raise UserError(f"about {tokens:.3g} tokens, too many for the exact executor", where="--executor",
+                        fix="use --executor fast, or shrink the problem with --dim")
+
+
+def compare_programs_baselines(program, binding, hardware, *, policy: str, parallel: bool, seed: int | None,
+                               dense_fixed: bool = False) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The baselines' rows (navigator.evaluation.baselines) and a description of the data they ran on."""
+    from navigator.evaluation.baselines import compare_baselines
+    from simulator.program_data import describe_inputs, materialize
+
+    data = materialize(program, binding, seed)
+    rows = compare_baselines(program, binding, hardware, policy=policy, parallel=parallel, data=data,
+                             dense_fixed=dense_fixed)
+    return rows, describe_inputs(program, binding, data)
