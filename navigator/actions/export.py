@@ -17,7 +17,8 @@ from typing import Mapping
 from fuseflow.support.errors import UserError
 from fuseflow.schedule import Schedule, schedule_problems
 from navigator.version import __version__
-from navigator.navigation.session import Session, StepRecord
+from navigator.navigation.session import Session
+from navigator.navigation.step_log import StepRecord
 
 
 class ExportFailure(Exception):

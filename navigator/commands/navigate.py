@@ -136,7 +136,7 @@ def _report_steps(args, workspace, action: str, records) -> None:
 def cmd_fill(args) -> int:
     from navigator.auto import Scope, StrategyFailure, fill, get_strategy
     from navigator.evaluation.tasks import EvalConfig
-    from navigator.navigation.session import SessionError
+    from navigator.navigation.session_errors import SessionError
     from navigator.present.choice import parse_hole, resolve_option
     from navigator.workspace import locked_workspace
     from navigator.workspace.user_text import check_text
@@ -217,7 +217,7 @@ def _chooser(args):
 
 
 def _undo_redo(args, action: str) -> int:
-    from navigator.navigation.session import SessionError
+    from navigator.navigation.session_errors import SessionError
     from navigator.workspace import locked_workspace
 
     with locked_workspace(_path(args), accept_changes=args.accept_changes) as workspace:
