@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from navigator.navigation.replay import replay
+from navigator.navigation.roundtrip import verify_session_roundtrip
 from navigator.navigation.session import Session
 from navigator.navigation.session_errors import SessionError
 from navigator.navigation.session_format import load_session, save_session
@@ -149,6 +150,7 @@ def test_forced_steps_are_saved_and_loaded(tmp_path):
     loaded = load_session(path, library, facts)
     assert loaded.forced_steps and loaded.steps == session.steps
     assert len(loaded.undo_command()) == len(session.steps)
+    verify_session_roundtrip(session)
     plain = Session(library, facts)
     save_session(plain, path)
     assert load_session(path, library, facts).forced_steps is False

@@ -145,6 +145,7 @@ def test_inhabitation_matches_reference(texts):
 @examples(100)
 @given(texts=problems(), data=st.data())
 def test_random_walk_survives_json_save_load_and_replay(texts, data, tmp_path_factory):
+    from navigator.navigation.roundtrip import verify_session_roundtrip
     from navigator.navigation.session import Session
     from navigator.navigation.session_format import load_session, save_session
     from navigator.synth import sketch_from_json
@@ -165,6 +166,7 @@ def test_random_walk_survives_json_save_load_and_replay(texts, data, tmp_path_fa
     save_session(session, path)
     loaded = load_session(path, library, facts, oracle=session.oracle)
     assert loaded.sketch == sketch and loaded.steps == session.steps
+    verify_session_roundtrip(session)
     if sketch.complete:
         report = replay(library, facts, sketch_to_json(sketch), oracle=session.oracle)
         assert report.reached and report.final_sketch.root == sketch.root

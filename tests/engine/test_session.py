@@ -7,6 +7,7 @@ import json
 import pytest
 
 from navigator.lang import parse_facts
+from navigator.navigation.roundtrip import verify_session_roundtrip
 from navigator.navigation.session import Session
 from navigator.navigation.session_errors import SessionError
 from navigator.navigation.session_format import load_session, save_session, session_from_data
@@ -116,6 +117,7 @@ def test_save_load_round_trip(tmp_path):
     loaded.undo()
     save_session(loaded, tmp_path / "again.json")
     assert json.loads((tmp_path / "again.json").read_text()) == data
+    verify_session_roundtrip(session)
 
 
 @pytest.mark.parametrize("content, fragment", [
@@ -207,6 +209,7 @@ def test_checking_the_redo_stack_leaves_it_as_saved(tmp_path):
     loaded = load_session(path, library, facts)
     assert loaded.redo_steps == session.redo_steps and loaded.steps == session.steps
     assert loaded.sketch == session.sketch
+    verify_session_roundtrip(session)
 
 
 def test_the_saved_sketch_may_be_ignored_when_the_log_is_the_truth(tmp_path):

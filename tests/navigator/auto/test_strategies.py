@@ -17,6 +17,7 @@ from navigator.auto.exhaustive import scope_count
 from navigator.auto.base import StrategyContext
 from navigator.auto.scope import complete_for_scoring
 from navigator.auto.scoring import CostModelScorer
+from navigator.navigation.roundtrip import verify_session_roundtrip
 from navigator.navigation.session import Session
 from navigator.navigation.session_format import load_session, save_session
 from navigator.fuseflow.schedule_space import ScheduleSpace
@@ -174,6 +175,7 @@ def test_random_sessions_every_strategy(tmp_path_factory, name, strategy, scope,
     assert [r.figures for r in loaded.steps] == [r.figures for r in session.steps]
     replayed = Session.from_steps(space.library, space.facts, loaded.steps, oracle=space.oracle)
     assert replayed.sketch == session.sketch and replayed.steps == session.steps
+    verify_session_roundtrip(session)
 
 
 def test_heuristic_follows_its_rules_on_gcn():
