@@ -33,7 +33,8 @@ from _util import emit  # noqa: E402
 
 from fuseflow.program.bundled import bundled_program_names  # noqa: E402
 from fuseflow.support.errors import UserError  # noqa: E402
-from navigator.navigation.session import FORCED, Session  # noqa: E402
+from navigator.navigation.session import Session  # noqa: E402
+from navigator.navigation.step_log import FORCED  # noqa: E402
 from navigator.workspace.spec import ProgramSpec  # noqa: E402
 from navigator.synth import Oracle  # noqa: E402
 

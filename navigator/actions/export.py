@@ -20,7 +20,8 @@ from fuseflow.support.errors import UserError
 from navigator.navigation.space import ExportFailure, ExportOrigin
 
 if TYPE_CHECKING:
-    from navigator.navigation.session import Session, StepRecord
+    from navigator.navigation.session import Session
+    from navigator.navigation.step_log import StepRecord
     from navigator.workspace.session_workspace import Workspace
 
 #: every format, in the order the files are written

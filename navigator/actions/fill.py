@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from navigator.auto import Scope, StrategyContext
-from navigator.navigation.session import SessionError
+from navigator.navigation.session_errors import SessionError
 
 if TYPE_CHECKING:
     from navigator.auto.base import Plan, PlanningStrategy, Strategy
-    from navigator.navigation.session import StepRecord
+    from navigator.navigation.step_log import StepRecord
     from navigator.synth import Sketch
     from navigator.workspace.session_workspace import Workspace
 

@@ -15,7 +15,9 @@ from fuseflow.support.memory import ResourceError
 from typing import TYPE_CHECKING
 
 from navigator.auto.base import Plan, PlanningStrategy, Scope, Strategy, StrategyContext, StrategyFailure
-from navigator.navigation.session import Session, SessionError, StepRecord
+from navigator.navigation.session import Session
+from navigator.navigation.session_errors import SessionError
+from navigator.navigation.step_log import StepRecord
 from navigator.synth.lookup_budget import MAX_AUTO_STEPS
 
 if TYPE_CHECKING:

@@ -208,7 +208,7 @@ def _chooser(args):
 
 
 def _undo_redo(args, action: str) -> int:
-    from navigator.navigation.session import SessionError
+    from navigator.navigation.session_errors import SessionError
     from navigator.workspace import locked_workspace
 
     with locked_workspace(_path(args), accept_changes=args.accept_changes) as workspace:

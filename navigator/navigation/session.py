@@ -1,61 +1,28 @@
-"""A navigation session: library + fact program + the log of steps taken.
+"""A navigation session: library + fact program + the log of steps taken (its state).
 
-Every rule of navigation lives here so the CLI and the TUI stay thin. A step is recorded
-with its provenance (`by`: "user", "default", "forced" or "strategy:<name>"), an optional
-rationale, a timestamp, the number of the command it belonged to and, for a step a planning
-strategy took, the figures it weighed (docs/strategies.md#provenance). The step log is the
-source of truth: replaying it from `?0` always gives the same sketch, because hole numbers
-come from a counter that only grows. Undo pops steps onto a redo stack (one step, or every
-step of the last command); any new step clears that stack.
+Every rule of navigation lives here so the CLI and the TUI stay thin. The state is the
+current sketch, the step log (navigator.navigation.step_log: the trace, the source of truth)
+and the redo stack; saving and loading are navigator.navigation.session_format's, so this
+module knows no files. Undo pops steps onto the redo stack (one step, or every step of the
+last command); any new step clears that stack.
 
 Commands: the steps taken inside `with session.command():` (or by one `apply`) form one
 undo unit. With `forced_steps`, a command ends by filling every open hole whose menu offers
 exactly one option, until none is left (provenance "forced"). Such a step is part of every
 completion, so it changes no count, no menu of another hole and no reachable schedule.
-
-Session files are JSON (`{"format": "navigator-session", "version": 2, ...}`), written
-atomically. Loading never modifies the file; it checks the format, replays the steps
-against the library and facts given, checks the result against the saved sketch, and
-checks that the undone steps on the redo stack replay too.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import re
-import uuid
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from fuseflow.support.files import read_user_bytes, write_text_atomic
-from fuseflow.support.readers import dumps_deep, parse_json_text
-from navigator.synth.sketch import SKETCH_JSON_NESTING
-from fuseflow.support.errors import UserError
 from navigator.lang import FactProgram, Library
-from navigator.lang.formula import Value, value_type_of
-from navigator.synth import Menus, MenuOption, Oracle, Sketch, option_id, sketch_to_json
+from navigator.navigation.session_errors import DamagedSessionError, SessionError
+from navigator.navigation.step_log import FORCED, StepRecord, is_provenance
+from navigator.synth import Menus, MenuOption, Oracle, Sketch
 from navigator.synth.lookup_budget import MAX_AUTO_STEPS
-
-SESSION_FORMAT = "navigator-session"
-#: 2: steps may be "forced" and carry their command's number; the file records forced_steps
-SESSION_VERSION = 2
-FORCED = "forced"
-_BY = re.compile(r"^(user|default|forced|strategy:[A-Za-z0-9_.\-]+)$")
-_BY_FIX = 'use "user", "default", "forced" or "strategy:<name>"'
-
-
-class SessionError(UserError):
-    """A step cannot be taken, or a session file is unreadable, foreign or corrupted."""
-
-
-class DamagedSessionError(SessionError):
-    """The content of a session file is unusable: not JSON or not UTF-8, not a session, a
-    malformed part, or steps that do not replay. The CLI adds how to recover
-    (navigator.workspace.recovery)."""
-
 
 _NOTHING_TO_UNDO = "the session is back at its start: `navigator history` lists its steps"
 _NOTHING_TO_REDO = "redo re-takes what undo took back, and a fill after an undo clears it"
@@ -63,100 +30,6 @@ _NOTHING_TO_REDO = "redo re-takes what undo took back, and a fill after an undo 
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-@dataclass(frozen=True)
-class StepRecord:
-    """One step of the log."""
-
-    hole: int
-    option: str
-    function: str
-    metadata: tuple[tuple[str, Value], ...]
-    by: str = "user"
-    rationale: str | None = None
-    timestamp: str = ""
-    #: the command the step belonged to (steps of one command are undone together); None in
-    #: files written before commands were recorded, where each step is its own command
-    command: int | None = None
-    #: what a strategy weighed to take the step (navigator.auto.base.Plan.figures): how many
-    #: candidates it evaluated and the figures it compared; None for steps no strategy chose
-    figures: Mapping[str, Any] | None = field(default=None, hash=False)
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "hole": self.hole,
-            "option": self.option,
-            "function": self.function,
-            "metadata": dict(self.metadata),
-            "by": self.by,
-            "timestamp": self.timestamp,
-        }
-        if self.rationale is not None:
-            data["rationale"] = self.rationale
-        if self.command is not None:
-            data["command"] = self.command
-        if self.figures is not None:
-            data["figures"] = dict(self.figures)
-        return data
-
-    @staticmethod
-    def from_dict(data: Any, where: str) -> "StepRecord":
-        if not isinstance(data, dict):
-            raise DamagedSessionError("a step must be a JSON object", where=where)
-        hole = data.get("hole")
-        if not isinstance(hole, int) or isinstance(hole, bool) or hole < 0:
-            raise DamagedSessionError("step has no valid hole number", where=f"{where}.hole")
-        for key in ("option", "function", "by"):
-            if not isinstance(data.get(key), str):
-                raise DamagedSessionError(f"step has no {key} string", where=f"{where}.{key}")
-        if not _BY.match(data["by"]):
-            raise DamagedSessionError(f"unknown provenance {data['by']!r}", where=f"{where}.by", fix=_BY_FIX)
-        metadata = data.get("metadata", {})
-        if not isinstance(metadata, dict) or any(value_type_of(v) is None for v in metadata.values()):
-            raise DamagedSessionError("step metadata must map fields to ints, strings or booleans",
-                                      where=f"{where}.metadata")
-        rationale = data.get("rationale")
-        if rationale is not None and not isinstance(rationale, str):
-            raise DamagedSessionError("rationale must be a string", where=f"{where}.rationale")
-        timestamp = data.get("timestamp", "")
-        if not isinstance(timestamp, str):
-            raise DamagedSessionError("timestamp must be a string", where=f"{where}.timestamp")
-        command = data.get("command")
-        if command is not None and (not isinstance(command, int) or isinstance(command, bool) or command < 1):
-            raise DamagedSessionError("command must be a positive whole number", where=f"{where}.command")
-        figures = data.get("figures")
-        if figures is not None and not _json_figures(figures):
-            raise DamagedSessionError("figures must be a JSON object of numbers, strings and such objects",
-                                      where=f"{where}.figures")
-        record = StepRecord(hole, data["option"], data["function"], tuple(metadata.items()),
-                            data["by"], rationale, timestamp, command, figures)
-        if option_id(record.function, record.metadata) != record.option:
-            raise DamagedSessionError(f"option {record.option!r} does not match its function and "
-                                      "metadata", where=where, fix="the file was edited by hand or is corrupted")
-        return record
-
-
-def _json_figures(value: Any, depth: int = 0) -> bool:
-    """A step's figures: an object of finite numbers, strings, booleans, null and such objects
-    (three levels deep at most: {"compared": {"rules": {"widest stream shape": 2}}})."""
-    if not isinstance(value, dict) or depth > 2:
-        return False
-    for key, item in value.items():
-        if isinstance(item, dict):
-            if not _json_figures(item, depth + 1):
-                return False
-        elif isinstance(item, float):
-            if item != item or item in (float("inf"), float("-inf")):
-                return False
-        elif item is not None and not isinstance(item, (int, str, bool)):
-            return False
-    return True
-
-
-def forced_steps_of(data: Mapping[str, Any]) -> bool:
-    """A session file's forced_steps setting; files written before it existed take them."""
-    return data.get("forced_steps", True) is True
 
 
 def _unit_length(records: list[StepRecord]) -> int:
@@ -170,16 +43,6 @@ def _unit_length(records: list[StepRecord]) -> int:
             break
         length += 1
     return length
-
-
-def session_text(data: dict[str, Any]) -> str:
-    """The session file's JSON: indented, except the sketch, which is written on one line. A
-    sketch nests three levels per application, and indenting a program of hundreds of regions
-    would repeat thousands of spaces on each of its lines (42 MB for an unfused transformer12)."""
-    marker = f"@sketch-{uuid.uuid4().hex}@"
-    outline = json.dumps({**data, "sketch": marker}, indent=2, ensure_ascii=False, allow_nan=False)
-    sketch = dumps_deep(data["sketch"], SKETCH_JSON_NESTING, ensure_ascii=False, allow_nan=False)
-    return outline.replace(json.dumps(marker), sketch, 1)
 
 
 class Session:
@@ -400,7 +263,7 @@ class Session:
 
     def _take(self, chosen: MenuOption, by: str, rationale: str | None, timestamp: str,
               command: int | None = None, figures: Mapping[str, Any] | None = None) -> StepRecord:
-        if not _BY.match(by):
+        if not is_provenance(by):
             raise ValueError(f'by must be "user", "default", "forced" or "strategy:<name>", not {by!r}')
         record = StepRecord(chosen.hole, chosen.id, chosen.function, chosen.metadata, by,
                             rationale, timestamp, command if command is not None else self._command,
@@ -415,9 +278,11 @@ class Session:
     @classmethod
     def from_steps(cls, library: Library, facts: FactProgram, steps, *,
                    oracle: Oracle | None = None, context: Mapping[str, Any] | None = None,
-                   where: str = "steps", forced_steps: bool = False) -> "Session":
+                   where: str = "steps", forced_steps: bool = False,
+                   redo: Sequence[StepRecord] = ()) -> "Session":
         """Replay a step log from ?0 as recorded (no step is added: forced steps are in the
-        log); SessionError names the first step that is not offered."""
+        log); SessionError names the first step that is not offered. `redo` (next step
+        first) goes back on the redo stack as it is: `redo()` checks a step when it re-takes it."""
         session = cls(library, facts, oracle=oracle, context=context, forced_steps=forced_steps)
         for index, record in enumerate(steps):
             try:
@@ -429,129 +294,5 @@ class Session:
                     fix="the library or fact file changed since the session was saved") from None
             session._take(chosen, record.by, record.rationale, record.timestamp, record.command,
                           record.figures)
-        return session
-
-    # -- files ----------------------------------------------------------------------
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": SESSION_FORMAT,
-            "version": SESSION_VERSION,
-            "sources": {"library": list(self.library.sources), "facts": self.facts.source},
-            "forced_steps": self.forced_steps,
-            "goal": {"type": self.facts.goal.type, "args": self.facts.goal.args_dict()},
-            "steps": [s.to_dict() for s in self._steps],
-            "redo": [s.to_dict() for s in self.redo_steps],
-            "sketch": sketch_to_json(self.sketch),
-            "complete": self.complete,
-            "context": self.context,
-        }
-
-    def save(self, path: str | os.PathLike) -> None:
-        try:
-            text = session_text(self.to_dict())
-        except (TypeError, ValueError) as exc:  # an object JSON cannot hold, or NaN / infinity
-            raise SessionError(f"session context is not JSON-serialisable: {exc}",
-                               where=str(path)) from None
-        write_text_atomic(path, text + "\n", error=SessionError)
-
-    @staticmethod
-    def read_file(path: str | os.PathLike) -> dict[str, Any]:
-        """Read and check a session file's envelope without a library (e.g. to find sources)."""
-        where = str(path)
-        raw = read_user_bytes(path, SessionError, "a navigator session file")
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise DamagedSessionError(f"corrupted session file: not UTF-8 text (byte {exc.start} cannot be decoded)",
-                                      where=where) from None
-        try:
-            data = parse_json_text(text, where, SessionError, "a navigator session file",
-                                   nesting=SKETCH_JSON_NESTING)
-        except SessionError as exc:
-            raise DamagedSessionError(f"corrupted session file: {exc.bare_message}", where=where,
-                                      fix="restore it from a backup, or start again with `navigator start --force`"
-                                      ) from None
-        if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
-            raise SessionError("not a navigator session file (no \"format\": "
-                               f"\"{SESSION_FORMAT}\")", where=where,
-                               fix="name a session file with --session FILE; `navigator start` makes one")
-        version = data.get("version")
-        if not isinstance(version, int) or isinstance(version, bool):
-            raise DamagedSessionError("corrupted session file: missing or invalid version",
-                                      where=f"{where}: version")
-        if version > SESSION_VERSION:
-            raise SessionError(f"session file version {version} is newer than this navigator "
-                               f"reads (version {SESSION_VERSION})", where=f"{where}: version",
-                               fix="upgrade navigator")
-        if version < 1:
-            raise DamagedSessionError(f"unsupported session file version {version}",
-                                      where=f"{where}: version")
-        if "forced_steps" in data and not isinstance(data["forced_steps"], bool):
-            raise DamagedSessionError("corrupted session file: forced_steps must be true or false",
-                                      where=f"{where}: forced_steps")
-        for key, kind in (("steps", list), ("redo", list), ("context", dict)):
-            if key in data and not isinstance(data[key], kind):
-                raise DamagedSessionError(f"corrupted session file: {key} must be a JSON "
-                                          f"{'array' if kind is list else 'object'}",
-                                          where=f"{where}: {key}")
-        if "steps" not in data:
-            raise DamagedSessionError("corrupted session file: no steps", where=where)
-        return data
-
-    @classmethod
-    def load(cls, path: str | os.PathLike, library: Library, facts: FactProgram, *,
-             oracle: Oracle | None = None, check_sketch: bool = True) -> "Session":
-        return cls.from_data(cls.read_file(path), str(path), library, facts, oracle=oracle,
-                             check_sketch=check_sketch)
-
-    @staticmethod
-    def records_of(data: Mapping[str, Any], where: str) -> tuple[list[StepRecord], list[StepRecord]]:
-        """The step log and the redo stack (next step first) of a file `read_file` accepted."""
-        steps = [StepRecord.from_dict(s, f"{where}: steps[{i}]") for i, s in enumerate(data["steps"])]
-        redo = [StepRecord.from_dict(s, f"{where}: redo[{i}]") for i, s in enumerate(data.get("redo", []))]
-        return steps, redo
-
-    @classmethod
-    def from_data(cls, data: Mapping[str, Any], where: str, library: Library, facts: FactProgram, *,
-                  oracle: Oracle | None = None, check_sketch: bool = True) -> "Session":
-        """The session a file's content (from `read_file`) describes, every step checked.
-
-        The steps are replayed from ?0, and so are the undone ones on the redo stack, so a
-        stack that no longer replays is refused now rather than at a later `redo`. With
-        `check_sketch`, the result must equal the sketch saved in the file.
-        """
-        steps, redo = cls.records_of(data, where)
-        goal = data.get("goal")
-        if isinstance(goal, dict) and goal.get("type") not in (None, facts.goal.type):
-            raise DamagedSessionError(f"the session navigates toward {goal.get('type')}, but the fact "
-                               f"program's goal is {facts.goal.type}", where=f"{where}: goal",
-                               fix="load it with the fact program it was saved with")
-        session = cls.from_steps(library, facts, steps, oracle=oracle, context=data.get("context", {}),
-                                 where=f"{where}: steps", forced_steps=forced_steps_of(data))
-        saved = data.get("sketch")
-        if check_sketch and saved is not None and saved != sketch_to_json(session.sketch):
-            raise DamagedSessionError("replaying the steps does not give the sketch saved in the file",
-                                      where=f"{where}: sketch",
-                                      fix="the file was edited by hand or is corrupted")
         session._redo = list(reversed(redo))
-        session._check_redo(f"{where}: redo")
         return session
-
-    def _check_redo(self, where: str) -> None:
-        """Re-take every undone step, then undo them again; name the first that is not offered."""
-        taken = 0
-        try:
-            for index, record in enumerate(self.redo_steps):
-                try:
-                    self.redo()
-                except SessionError as exc:
-                    raise DamagedSessionError(
-                        f"undone step {index + 1} (?{record.hole} := {record.option}) cannot be replayed: "
-                        f"{exc.bare_message}", where=f"{where}[{index}]",
-                        fix="the library or fact file changed since the session was saved, or the file "
-                            "was edited") from None
-                taken += 1
-        finally:
-            for _ in range(taken):
-                self.undo()

@@ -13,7 +13,7 @@ from navigator.lang import Library
 from navigator.present.choice import compact_labels, count_text
 from navigator.present.regions import RegionView, region_view
 from navigator.workspace.session_workspace import Workspace
-from navigator.navigation.session import StepRecord
+from navigator.navigation.step_log import StepRecord
 from navigator.synth import Count, HoleMenu, MenuOption, Menus, format_sketch, sketch_to_json
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from fuseflow.support.errors import UserError
 if TYPE_CHECKING:
     from navigator.actions.evaluate_sketch import Evaluation
     from navigator.llm.strategy import LLMStrategy, Proposals
-    from navigator.navigation.session import StepRecord
+    from navigator.navigation.step_log import StepRecord
     from navigator.workspace.session_workspace import Workspace
     from navigator.synth import HoleMenu, MenuOption
 

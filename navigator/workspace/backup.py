@@ -18,7 +18,7 @@ from pathlib import Path
 
 from fuseflow.support.errors import UserError
 from fuseflow.support.files import read_user_bytes, write_bytes_atomic
-from navigator.navigation.session import SessionError
+from navigator.navigation.session_errors import SessionError
 
 
 def backup_path(path: Path) -> Path:
@@ -28,10 +28,10 @@ def backup_path(path: Path) -> Path:
 def previous_version(path: Path) -> bytes | None:
     """The bytes of the session file at `path` (a target, see files.session_target) when it
     reads as a navigator session; None when there is none, or it does not."""
-    from navigator.navigation.session import Session
+    from navigator.navigation.session_format import read_session_file
 
     try:
-        Session.read_file(path)
+        read_session_file(path)
         return read_user_bytes(path, UserError, "a navigator session file")
     except UserError:
         return None

@@ -25,7 +25,7 @@ from pathlib import Path
 from fuseflow.support.errors import UserError
 from fuseflow.support.files import read_user_bytes, write_text_atomic
 from fuseflow.support.readers import parse_json_text
-from navigator.navigation.session import SessionError
+from navigator.navigation.session_errors import SessionError
 
 COMMAND = "command"
 INTERACTIVE = "interactive"

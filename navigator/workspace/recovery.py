@@ -12,7 +12,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from navigator.navigation.session import DamagedSessionError
+from navigator.navigation.session_errors import DamagedSessionError
 from navigator.workspace.backup import usable_backup
 from navigator.workspace.session_file import DEFAULT_SESSION
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Iterator
 
 from fuseflow.support.files import ensure_folder, os_error, output_path
-from navigator.navigation.session import SessionError
+from navigator.navigation.session_errors import SessionError
 from navigator.workspace import lock_owner
 from navigator.workspace.user_text import check_path_text
 

@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
 from fuseflow.support.errors import UserError
-from navigator.navigation.session import DamagedSessionError, Session, SessionError
+from navigator.navigation.session import Session
+from navigator.navigation.session_errors import DamagedSessionError, SessionError
+from navigator.navigation.session_format import read_session_file, records_of, save_session, session_from_data
 from navigator.process.console import say
 from navigator.workspace.backup import previous_version, write_backup
 from navigator.workspace.session_file import session_exists, session_lock, session_target
@@ -73,7 +75,7 @@ class Workspace:
             "created": created if isinstance(created, str) else _now(),
         }
         previous = previous_version(self.path)
-        self.session.save(self.path)
+        save_session(self.session, self.path)
         problem = write_backup(self.path, previous)
         if problem is not None:  # the step is saved; only the copy of the version before it is missing
             say(f"note: the previous version of the session was not kept: {problem}")
@@ -115,7 +117,7 @@ def _read(path: Path) -> tuple[dict[str, Any], ProgramSpec]:
     """The file's content and the spec it records; damage is reported with how to recover."""
     data = None
     try:
-        data = Session.read_file(path)
+        data = read_session_file(path)
         return data, _spec_of(data, path)
     except DamagedSessionError as exc:
         raise damaged(exc, path, data) from None
@@ -195,7 +197,7 @@ def _open(path: Path, accept_changes: bool) -> Workspace:
     where = str(path)
     data, spec = _read(path)
     try:
-        records, redo = Session.records_of(data, where)
+        records, redo = records_of(data, where)
     except DamagedSessionError as exc:
         raise damaged(exc, path, data) from None
     notes = []
@@ -218,7 +220,7 @@ def _open(path: Path, accept_changes: bool) -> Workspace:
     space = loaded.space
     # With --accept-changes the replayed steps are the truth, so the saved sketch is not compared.
     try:
-        session = Session.from_data(data, where, space.library, space.facts, oracle=space.oracle,
+        session = session_from_data(data, where, space.library, space.facts, oracle=space.oracle,
                                     check_sketch=not accept_changes)
     except DamagedSessionError as exc:
         raise damaged(exc, path, data) from None

@@ -123,7 +123,7 @@ class ProgramSpec:
 
     @classmethod
     def from_context(cls, data: Any, where: str) -> "ProgramSpec":
-        from navigator.navigation.session import DamagedSessionError
+        from navigator.navigation.session_errors import DamagedSessionError
 
         if not isinstance(data, dict) or not isinstance(data.get("program"), str):
             raise DamagedSessionError("the session names no program (context.navigator.program)", where=where)

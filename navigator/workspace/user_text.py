@@ -9,7 +9,7 @@ no operating system accepts in a file name.
 
 from __future__ import annotations
 
-from navigator.navigation.session import SessionError
+from navigator.navigation.session_errors import SessionError
 
 
 def invalid_character(text: str) -> str | None:

@@ -198,6 +198,23 @@ def test_undo_and_redo_without_n_take_whole_commands(cli, tmp_path):
     assert_user_error(cli("redo"), "nothing to redo")
 
 
+def test_the_session_the_commands_leave_round_trips(cli, tmp_path):
+    """What start, fill (by hand and by a strategy), undo and redo write loads back, replays and
+    saves as the same file."""
+    from navigator.navigation.roundtrip import verify_session_roundtrip
+    from navigator.workspace import open_workspace
+
+    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cli("fill", "?0", "1", "--rationale", "the whole space", ok=True)
+    cli("fill", "?5", "--auto", "heuristic", "--subtree", ok=True)
+    cli("fill", "?7", "--auto", "default", ok=True)
+    cli("undo", ok=True)
+    cli("undo", "1", ok=True)
+    session = open_workspace(tmp_path / ".navigator" / "session.json").session
+    assert session.forced_steps and len(session.redo_steps) == 2
+    verify_session_roundtrip(session)
+
+
 def test_an_invalid_option_lists_at_most_ten_options(cli):
     cli("start", "gcn", "--dim", "N=4", "--dim", "F=4", "--dim", "H=2", "--dim", "C=2", ok=True)
     cli("fill", "?0", "1", ok=True)

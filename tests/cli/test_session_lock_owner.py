@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from navigator.navigation.session import SessionError
+from navigator.navigation.session_errors import SessionError
 from navigator.workspace import hold_session, locked_workspace, session_lock
 from navigator.workspace import session_file as files
 from navigator.workspace.lock_owner import (LockOwner, default_holder, owner_path, read_owner, remove_owner,

@@ -19,7 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from navigator.navigation.replay import replay
-from navigator.navigation.session import FORCED, Session, SessionError, StepRecord
+from navigator.navigation.roundtrip import verify_session_roundtrip
+from navigator.navigation.session import Session
+from navigator.navigation.session_errors import SessionError
+from navigator.navigation.session_format import load_session, save_session
+from navigator.navigation.step_log import FORCED, StepRecord
 from navigator.synth import sketch_to_json
 
 from .examples import sched
@@ -139,16 +143,17 @@ def test_forced_steps_are_saved_and_loaded(tmp_path):
     session.apply(0, "fused_schedule{fused=true}")
     assert [s.by for s in session.steps][:2] == ["user", FORCED]
     path = tmp_path / "s.json"
-    session.save(path)
+    save_session(session, path)
     data = json.loads(path.read_text())
     assert data["version"] == 2 and data["forced_steps"] is True
     assert {s["command"] for s in data["steps"]} == {1}
-    loaded = Session.load(path, library, facts)
+    loaded = load_session(path, library, facts)
     assert loaded.forced_steps and loaded.steps == session.steps
     assert len(loaded.undo_command()) == len(session.steps)
+    verify_session_roundtrip(session)
     plain = Session(library, facts)
-    plain.save(path)
-    assert Session.load(path, library, facts).forced_steps is False
+    save_session(plain, path)
+    assert load_session(path, library, facts).forced_steps is False
 
 
 def test_a_version_1_file_loads_with_one_command_per_step(tmp_path):
@@ -159,14 +164,14 @@ def test_a_version_1_file_loads_with_one_command_per_step(tmp_path):
     session.apply(2, "region_schedule{region=0}")
     session.undo()
     path = tmp_path / "old.json"
-    session.save(path)
+    save_session(session, path)
     data = json.loads(path.read_text())
     data["version"] = 1
     del data["forced_steps"]
     for step in (*data["steps"], *data["redo"]):
         del step["command"]
     path.write_text(json.dumps(data))
-    loaded = Session.load(path, library, facts)
+    loaded = load_session(path, library, facts)
     assert loaded.forced_steps  # files from before the setting take forced steps from now on
     assert [s.command for s in loaded.steps] == [None, None]
     assert [s.hole for s in loaded.undo_command()] == [1]

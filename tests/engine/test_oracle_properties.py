@@ -145,7 +145,9 @@ def test_inhabitation_matches_reference(texts):
 @examples(100)
 @given(texts=problems(), data=st.data())
 def test_random_walk_survives_json_save_load_and_replay(texts, data, tmp_path_factory):
+    from navigator.navigation.roundtrip import verify_session_roundtrip
     from navigator.navigation.session import Session
+    from navigator.navigation.session_format import load_session, save_session
     from navigator.synth import sketch_from_json
 
     library, facts = load(texts)
@@ -161,9 +163,10 @@ def test_random_walk_survives_json_save_load_and_replay(texts, data, tmp_path_fa
     sketch = session.sketch
     assert sketch_from_json(sketch_to_json(sketch), library, facts.goal.type).root == sketch.root
     path = tmp_path_factory.mktemp("walk") / "session.json"
-    session.save(path)
-    loaded = Session.load(path, library, facts, oracle=session.oracle)
+    save_session(session, path)
+    loaded = load_session(path, library, facts, oracle=session.oracle)
     assert loaded.sketch == sketch and loaded.steps == session.steps
+    verify_session_roundtrip(session)
     if sketch.complete:
         report = replay(library, facts, sketch_to_json(sketch), oracle=session.oracle)
         assert report.reached and report.final_sketch.root == sketch.root

@@ -7,7 +7,11 @@ import json
 import pytest
 
 from navigator.lang import parse_facts
-from navigator.navigation.session import Session, SessionError, StepRecord
+from navigator.navigation.roundtrip import verify_session_roundtrip
+from navigator.navigation.session import Session
+from navigator.navigation.session_errors import SessionError
+from navigator.navigation.session_format import load_session, save_session, session_from_data
+from navigator.navigation.step_log import StepRecord
 from navigator.synth import Oracle, sketch_to_json
 
 from .examples import SCHED_FACTS, sched
@@ -97,12 +101,12 @@ def test_save_load_round_trip(tmp_path):
     session = drive(new_session(context={"program": "spmm.toml", "hashes": {"lib": "abc"}}))
     session.undo()
     path = tmp_path / "s.json"
-    session.save(path)
+    save_session(session, path)
     data = json.loads(path.read_text())
     assert data["format"] == "navigator-session" and data["version"] == 2
     assert data["context"] == {"program": "spmm.toml", "hashes": {"lib": "abc"}}
     library, facts = sched()
-    loaded = Session.load(path, library, facts)
+    loaded = load_session(path, library, facts)
     assert loaded.sketch == session.sketch
     assert loaded.steps == session.steps
     assert loaded.redo_steps == session.redo_steps
@@ -111,8 +115,9 @@ def test_save_load_round_trip(tmp_path):
     assert sketch_to_json(loaded.sketch)["App"][0]["name"] == "fused_schedule"
     # Saving the loaded session reproduces the file.
     loaded.undo()
-    loaded.save(tmp_path / "again.json")
+    save_session(loaded, tmp_path / "again.json")
     assert json.loads((tmp_path / "again.json").read_text()) == data
+    verify_session_roundtrip(session)
 
 
 @pytest.mark.parametrize("content, fragment", [
@@ -135,7 +140,7 @@ def test_bad_session_files_are_reported_and_left_alone(tmp_path, content, fragme
     path.write_text(content)
     library, facts = sched()
     with pytest.raises(SessionError) as info:
-        Session.load(path, library, facts)
+        load_session(path, library, facts)
     assert fragment in str(info.value)
     assert str(path) in str(info.value)
     assert path.read_text() == content
@@ -144,12 +149,12 @@ def test_bad_session_files_are_reported_and_left_alone(tmp_path, content, fragme
 def test_session_against_changed_facts_names_the_step(tmp_path):
     session = drive(new_session())
     path = tmp_path / "s.json"
-    session.save(path)
+    save_session(session, path)
     library, facts = sched()
     changed = parse_facts(SCHED_FACTS.read_text().replace('"i j"', '"j k"'), library)
     before = path.read_text()
     with pytest.raises(SessionError) as info:
-        Session.load(path, library, changed)
+        load_session(path, library, changed)
     assert "step 4" in str(info.value) and "cannot be replayed" in str(info.value)
     assert path.read_text() == before
 
@@ -157,13 +162,13 @@ def test_session_against_changed_facts_names_the_step(tmp_path):
 def test_edited_sketch_is_detected(tmp_path):
     session = drive(new_session())
     path = tmp_path / "s.json"
-    session.save(path)
+    save_session(session, path)
     data = json.loads(path.read_text())
     data["sketch"] = {"Hole": 0}
     path.write_text(json.dumps(data))
     library, facts = sched()
     with pytest.raises(SessionError, match="does not give the sketch saved"):
-        Session.load(path, library, facts)
+        load_session(path, library, facts)
 
 
 def test_step_record_round_trip():
@@ -183,13 +188,13 @@ def test_a_redo_stack_that_no_longer_replays_is_refused_at_load(tmp_path):
     session = drive(new_session())
     session.undo()
     path = tmp_path / "s.json"
-    session.save(path)
+    save_session(session, path)
     data = json.loads(path.read_text())
     data["redo"].insert(0, data["steps"][0])  # ?0 is filled already: this step cannot be re-taken
     path.write_text(json.dumps(data))
     library, facts = sched()
     with pytest.raises(SessionError) as info:
-        Session.load(path, library, facts)
+        load_session(path, library, facts)
     assert f"{path}: redo[0]" in str(info.value)
     assert "undone step 1 (?0 := fused_schedule{fused=true}) cannot be replayed" in str(info.value)
 
@@ -199,37 +204,38 @@ def test_checking_the_redo_stack_leaves_it_as_saved(tmp_path):
     session.undo()
     session.undo()
     path = tmp_path / "s.json"
-    session.save(path)
+    save_session(session, path)
     library, facts = sched()
-    loaded = Session.load(path, library, facts)
+    loaded = load_session(path, library, facts)
     assert loaded.redo_steps == session.redo_steps and loaded.steps == session.steps
     assert loaded.sketch == session.sketch
+    verify_session_roundtrip(session)
 
 
 def test_the_saved_sketch_may_be_ignored_when_the_log_is_the_truth(tmp_path):
     session = drive(new_session())
     path = tmp_path / "s.json"
-    session.save(path)
+    save_session(session, path)
     data = json.loads(path.read_text())
     data["sketch"] = {"Hole": 0}
     library, facts = sched()
-    loaded = Session.from_data(data, "s.json", library, facts, check_sketch=False)
+    loaded = session_from_data(data, "s.json", library, facts, check_sketch=False)
     assert loaded.sketch == session.sketch
 
 
 def test_a_session_file_with_an_unpaired_surrogate_is_corrupted(tmp_path):
     session = drive(new_session())
     path = tmp_path / "s.json"
-    session.save(path)
+    save_session(session, path)
     text = path.read_text().replace('"only choice"', '"\\ud800"')
     path.write_text(text)
     library, facts = sched()
     with pytest.raises(SessionError, match=r"steps\[2\].rationale holds text that is not valid Unicode"):
-        Session.load(path, library, facts)
+        load_session(path, library, facts)
 
 
 def test_a_context_json_cannot_hold_is_refused_when_saving(tmp_path):
     session = new_session(context={"ratio": float("nan")})
     with pytest.raises(SessionError, match="not JSON-serialisable"):
-        session.save(tmp_path / "s.json")
+        save_session(session, tmp_path / "s.json")
     assert not (tmp_path / "s.json").exists()

@@ -59,7 +59,8 @@ def test_files_holding_sketches_may_nest_as_deep_as_a_sketch(tmp_path):
     import json
 
     from fuseflow.support.readers import dumps_deep
-    from navigator.navigation.session import Session, SessionError
+    from navigator.navigation.session_errors import SessionError
+    from navigator.navigation.session_format import read_session_file
     from navigator.synth.sketch import MAX_SKETCH_DEPTH, SKETCH_JSON_NESTING
 
     deep: dict = {"Hole": 0}
@@ -68,8 +69,8 @@ def test_files_holding_sketches_may_nest_as_deep_as_a_sketch(tmp_path):
     path = tmp_path / "session.json"
     path.write_text(dumps_deep({"format": "navigator-session", "version": 1, "steps": [], "sketch": deep},
                                SKETCH_JSON_NESTING))
-    assert nesting_depth(Session.read_file(path)["sketch"], SKETCH_JSON_NESTING) == 3 * MAX_SKETCH_DEPTH + 1
+    assert nesting_depth(read_session_file(path)["sketch"], SKETCH_JSON_NESTING) == 3 * MAX_SKETCH_DEPTH + 1
     too_deep = "[" * SKETCH_JSON_NESTING + "]" * SKETCH_JSON_NESTING  # inside the envelope: one more
     path.write_text('{"format": "navigator-session", "version": 1, "steps": [], "sketch": ' + too_deep + "}")
     with pytest.raises(SessionError, match=f"more than {SKETCH_JSON_NESTING} levels deep"):
-        Session.read_file(path)
+        read_session_file(path)

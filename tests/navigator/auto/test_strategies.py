@@ -17,7 +17,9 @@ from navigator.auto.exhaustive import scope_count
 from navigator.auto.base import StrategyContext
 from navigator.auto.scope import complete_for_scoring
 from navigator.auto.scoring import CostModelScorer
+from navigator.navigation.roundtrip import verify_session_roundtrip
 from navigator.navigation.session import Session
+from navigator.navigation.session_format import load_session, save_session
 from navigator.fuseflow.schedule_space import ScheduleSpace
 from tests.navigator.space_helpers import menu_completions, prefill_randomly
 
@@ -167,12 +169,13 @@ def test_random_sessions_every_strategy(tmp_path_factory, name, strategy, scope,
     schedule = space.schedule_of(complete_for_scoring(space.oracle, session.sketch))
     check_schedule(space.program, space.binding, schedule)
     path = tmp_path_factory.mktemp("session") / "session.json"
-    session.save(path)
-    loaded = Session.load(path, space.library, space.facts, oracle=space.oracle)
+    save_session(session, path)
+    loaded = load_session(path, space.library, space.facts, oracle=space.oracle)
     assert loaded.steps == session.steps
     assert [r.figures for r in loaded.steps] == [r.figures for r in session.steps]
     replayed = Session.from_steps(space.library, space.facts, loaded.steps, oracle=space.oracle)
     assert replayed.sketch == session.sketch and replayed.steps == session.steps
+    verify_session_roundtrip(session)
 
 
 def test_heuristic_follows_its_rules_on_gcn():
