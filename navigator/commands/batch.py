@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from fuseflow.support.errors import UserError
-from navigator.commands.options import add_policy_option, add_session_option, parse_dims, print_json
+from navigator.commands.options import (add_data_options, add_policy_option, add_session_option, parse_dims,
+                                        print_json, seconds, whole_number)
 from navigator.process.console import say
 
 JSON_VERSION = 1
@@ -13,23 +14,9 @@ JSON_VERSION = 1
 SAMPLE_ENTRY_BYTES = 512
 
 
-def _positive_int(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number, at least 1, not {text!r}")
-    return int(text)
-
-
-def _timeout_seconds(text: str) -> float:
-    from navigator.evaluation.tasks import MAX_TIMEOUT_SECONDS
-
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value <= MAX_TIMEOUT_SECONDS:  # also refuses nan and inf
-        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0 and at most "
-                                         f"{MAX_TIMEOUT_SECONDS:,}, not {text!r} (leave out --timeout for no limit)")
-    return value
+#: the longest per-candidate timeout (navigator.evaluation.tasks.MAX_TIMEOUT_SECONDS, written out here so
+#: that building the parser imports no evaluation code; a test keeps the two equal)
+_TIMEOUT = seconds(1_000_000, " (leave out --timeout for no limit)")
 
 
 # ---------------------------------------------------------------- batch
@@ -146,13 +133,13 @@ def register(subs) -> None:
     batch.add_argument("--dim", action="append", metavar="NAME=N", help="override a dimension's extent (repeatable)")
     batch.add_argument("--hardware", metavar="H", help="hardware .toml overriding the defaults")
     batch.add_argument("--out", required=True, metavar="FILE", help="results, one JSON line per schedule")
-    batch.add_argument("--jobs", type=_positive_int, metavar="N",
+    batch.add_argument("--jobs", type=whole_number(), metavar="N",
                        help="candidates at once (local: worker processes, default: CPU count, at most 4 per "
                             "CPU; dask: default: the cluster's threads)")
     batch.add_argument("--engine", choices=("local", "dask"), default="local",
                        help="local process pool, or a dask.distributed cluster")
     batch.add_argument("--scheduler", metavar="ADDR", help="dask scheduler address, e.g. tcp://127.0.0.1:8786")
-    batch.add_argument("--timeout", type=_timeout_seconds, metavar="S", help="seconds allowed per schedule")
+    batch.add_argument("--timeout", type=_TIMEOUT, metavar="S", help="seconds allowed per schedule")
     add_policy_option(batch)
     batch.add_argument("--executor", choices=("fast", "exact"), default="fast", help="simulator executor")
     batch.add_argument("--seed", type=int, help="seed for generated data (default: the program's)")
@@ -168,7 +155,7 @@ def register(subs) -> None:
                                             "random from the valid space")
     sample.add_argument("program", help="path to a program .toml, a bundled program's name, or a Honeybee problem "
                                         ".hb.toml (with --library)")
-    sample.add_argument("n", metavar="N", type=_positive_int, help="how many schedules")
+    sample.add_argument("n", metavar="N", type=whole_number(), help="how many schedules")
     sample.add_argument("--out", required=True, metavar="DIR", help="folder for the schedule .json files")
     sample.add_argument("--seed", type=int, help="random seed (default: a fresh one, printed)")
     sample.add_argument("--data", metavar="D", help="graph data file replacing the program's preset")

@@ -11,52 +11,8 @@ import sys
 from pathlib import Path
 
 from fuseflow.support.errors import UserError
-from navigator.commands.options import add_session_option, parse_dims, print_json
+from navigator.commands.options import add_data_options, add_session_option, parse_dims, print_json, seconds, whole_number
 from navigator.process.console import say, say_error
-
-
-def _positive(text: str) -> int:
-    import argparse
-    import re
-
-    # ASCII digits, and not thousands of them: int() raises ValueError on "²" or on 5,000 digits
-    if not re.fullmatch(r"[0-9]{1,9}", text) or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of steps, at least 1 and at most 999999999, "
-                                         f"not {text[:40]!r}")
-    return int(text)
-
-
-def _positive_count(text: str) -> int:
-    import argparse
-    import re
-
-    if not re.fullmatch(r"[0-9]{1,9}", text) or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number, at least 1 and at most 999999999, "
-                                         f"not {text[:40]!r}")
-    return int(text)
-
-
-def _count(text: str) -> int:
-    """A whole number, 0 allowed (retries)."""
-    import argparse
-    import re
-
-    if not re.fullmatch(r"[0-9]{1,9}", text):
-        raise argparse.ArgumentTypeError(f"expected a whole number, at least 0, not {text[:40]!r}")
-    return int(text)
-
-
-def _positive_seconds(text: str) -> float:
-    import argparse
-    import math
-
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and 0 < value <= 86400):
-        raise argparse.ArgumentTypeError(f"expected seconds, more than 0 and at most 86400, not {text[:40]!r}")
-    return value
 
 
 def _path(args) -> Path:
@@ -337,11 +293,11 @@ def register(subs) -> None:
     scope.add_argument("--subtree", action="store_true", help="with --auto: also fill every hole opened beneath HOLE")
     scope.add_argument("--all", action="store_true", help="with --auto: fill every open hole, until the sketch is "
                                                           "complete")
-    fill.add_argument("--limit", type=_positive_count, metavar="N",
+    fill.add_argument("--limit", type=whole_number(), metavar="N",
                       help="exhaustive: refuse when the scope has more than N completions (default 10,000)")
-    fill.add_argument("--budget", type=_positive_count, metavar="K",
+    fill.add_argument("--budget", type=whole_number(), metavar="K",
                       help="search strategies: at most K simulator evaluations")
-    fill.add_argument("--jobs", type=_positive_count, metavar="N",
+    fill.add_argument("--jobs", type=whole_number(), metavar="N",
                       help="search strategies: simulate candidates in N processes (or N at a time on dask)")
     fill.add_argument("--engine", choices=("local", "dask"), default=None,
                       help="search strategies: where candidates are simulated, as for `navigator batch`")
@@ -350,14 +306,14 @@ def register(subs) -> None:
     llm.add_argument("--base-url", metavar="URL", help="the OpenAI-compatible endpoint (else OPENAI_BASE_URL, the "
                                                       "config file)")
     llm.add_argument("--model", metavar="NAME", help="the model (else NAVIGATOR_LLM_MODEL, the config file)")
-    llm.add_argument("--timeout", type=_positive_seconds, metavar="S", help="seconds per request (default 60)")
-    llm.add_argument("--retries", type=_count, metavar="N", help="retries after a timeout, 429 or 5xx (default 2)")
-    llm.add_argument("--rounds", type=_positive_count, metavar="N",
+    llm.add_argument("--timeout", type=seconds(86400), metavar="S", help="seconds per request (default 60)")
+    llm.add_argument("--retries", type=whole_number(0), metavar="N", help="retries after a timeout, 429 or 5xx (default 2)")
+    llm.add_argument("--rounds", type=whole_number(), metavar="N",
                      help="questions re-asked after an invalid answer (default 3)")
-    llm.add_argument("--iterations", type=_positive_count, metavar="N", help="search iterations (default 3)")
-    llm.add_argument("--beam", type=_positive_count, metavar="K", help="plans kept per iteration (default 3)")
-    llm.add_argument("--top", type=_positive_count, metavar="K", help="show the K best plans and pick one")
-    llm.add_argument("--pick", type=_positive_count, metavar="N", help="with --top: take plan N (for scripts)")
+    llm.add_argument("--iterations", type=whole_number(), metavar="N", help="search iterations (default 3)")
+    llm.add_argument("--beam", type=whole_number(), metavar="K", help="plans kept per iteration (default 3)")
+    llm.add_argument("--top", type=whole_number(), metavar="K", help="show the K best plans and pick one")
+    llm.add_argument("--pick", type=whole_number(), metavar="N", help="with --top: take plan N (for scripts)")
     llm.add_argument("--replay-llm", metavar="FILE", help="answer from a recording instead of the network")
     llm.add_argument("--verbose", action="store_true", help="show each prompt and its size in tokens (estimated)")
     fill.add_argument("--rationale", metavar="TEXT", help="why: recorded with the step (see `navigator history`)")
@@ -367,7 +323,7 @@ def register(subs) -> None:
     for name, run, text in (("undo", cmd_undo, "take back the last command (its fill and forced steps)"),
                             ("redo", cmd_redo, "re-take the last command undone")):
         sub = subs.add_parser(name, help=text)
-        sub.add_argument("steps", nargs="?", type=_positive, default=None,
+        sub.add_argument("steps", nargs="?", type=whole_number(noun="a whole number of steps"), default=None,
                          help="how many single steps (default: every step of the last command)")
         _add_common(sub)
         sub.set_defaults(run=run)

@@ -3,10 +3,45 @@
 from __future__ import annotations
 
 import argparse
+import math
 import re
+from typing import Callable
 
 from fuseflow.support.errors import UserError
 from navigator.process.console import say
+
+
+def whole_number(least: int = 1, noun: str = "a whole number") -> Callable[[str], int]:
+    """An argparse type for counts: ASCII digits only, and not thousands of them (int() also
+    takes "²", "1_000" or 5,000 digits)."""
+    def parse(text: str) -> int:
+        if not re.fullmatch(r"[0-9]{1,9}", text) or int(text) < least:
+            raise argparse.ArgumentTypeError(f"expected {noun}, at least {least} and at most 999999999, "
+                                             f"not {text[:40]!r}")
+        return int(text)
+
+    return parse
+
+
+def seconds(most: float, note: str = "") -> Callable[[str], float]:
+    """An argparse type for a duration: more than 0 and at most `most` seconds (not nan or inf)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and 0 < value <= most):
+            raise argparse.ArgumentTypeError(f"expected a number of seconds above 0 and at most {most:,}, "
+                                             f"not {text[:40]!r}{note}")
+        return value
+
+    return parse
+
+
+def add_data_options(sub: argparse.ArgumentParser) -> None:
+    """--data and --dim: the graph and the dimension overrides of a tensor program."""
+    sub.add_argument("--data", metavar="D", help="graph data file replacing the program's preset")
+    sub.add_argument("--dim", action="append", metavar="NAME=N", help="override a dimension's extent (repeatable)")
 
 
 def add_session_option(sub: argparse.ArgumentParser) -> None:
