@@ -38,19 +38,7 @@ BAR_WIDTH = 24
 
 class NavigatorApp(App):
     TITLE = "Navigator"
-    CSS = """
-    #main { height: 1fr; }
-    #left { width: 1fr; min-width: 30; }
-    #right { width: 2fr; }
-    #sketch { height: 2fr; border: round $primary; }
-    #history { height: 1fr; border: round $primary; }
-    #menu { height: 2fr; border: round $primary; }
-    #filter { display: none; height: 3; }
-    #filter.shown { display: block; }
-    #details { height: 1fr; border: round $secondary; padding: 0 1; overflow-y: auto; }
-    #evaluation { height: auto; max-height: 9; border: round $secondary; padding: 0 1; }
-    #status { height: 1; padding: 0 1; background: $boost; }
-    """
+    CSS_PATH = "navigator.tcss"
     BINDINGS = [Binding(_KEY_NAMES.get(key, key), action.replace(" ", "_"), action, key_display=key,
                         show=key in ("d", "a", "l", "u", "r", "e", "/", "?", "q"))
                 for key, action, _ in KEYS if key not in ("enter", "tab")] + [
@@ -485,21 +473,3 @@ class NavigatorApp(App):
             self._show_menu()
             self.query_one("#menu", DataTable).move_cursor(row=cursor)
 
-
-class OpeningFailed(App):
-    """What the TUI shows when the session cannot be opened: the error and its fix, until q."""
-
-    BINDINGS = [Binding("q", "quit", "quit"), Binding("escape", "quit", "quit", show=False),
-                Binding("ctrl+c", "quit", "quit", show=False, priority=True)]
-    CSS = "#error { border: round $error; padding: 1 2; margin: 2 4; height: auto; }"
-
-    def __init__(self, message: str):
-        super().__init__()
-        self.message = message
-
-    def compose(self) -> ComposeResult:
-        yield Header()
-        error = Static(block(self.message), id="error")
-        error.border_title = "cannot open the session"
-        yield error
-        yield Footer()

@@ -37,16 +37,9 @@ KEYS: tuple[tuple[str, str, str], ...] = (
 
 
 class Dialog(ModalScreen):
-    """A modal dialog that escape dismisses (with None)."""
+    """A modal dialog that escape dismisses (with None); its styles are `Dialog` in navigator.tcss."""
 
     BINDINGS = [Binding("escape", "dismiss_none", "close")]
-    DEFAULT_CSS = """
-    Dialog { align: center middle; }
-    Dialog > Vertical { width: 90%; max-width: 100; height: auto; max-height: 90%; border: thick $accent;
-                        background: $surface; padding: 0 1; }
-    Dialog Horizontal { height: auto; }
-    Dialog Button { margin: 0 1; }
-    """
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)
