@@ -13,7 +13,6 @@ from typing import Any, Iterable
 
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, OptionList, Static, Tree
@@ -23,10 +22,10 @@ from textual.worker import get_current_worker
 from fuseflow.support.errors import UserError, one_line
 from navigator.tui.controller import Navigation, menu_context
 from navigator.tui.safe_text import block, marked, plain
-from navigator.tui.screens import KEYS, AutoDialog, ConfirmDialog, ExportDialog, HelpScreen, ProposalsScreen
+from navigator.tui.keys import APP_BINDINGS
+from navigator.tui.palette import key_commands
+from navigator.tui.screens import AutoDialog, ConfirmDialog, ExportDialog, HelpScreen, ProposalsScreen
 
-#: Textual's names of the keys that are punctuation
-_KEY_NAMES = {"?": "question_mark", "/": "slash"}
 #: menu rows drawn at most (a region may offer thousands of orders: `/` and `s` find the rest)
 MENU_ROWS = 300
 #: what each kind of background work is called in the status line
@@ -39,12 +38,7 @@ BAR_WIDTH = 24
 class NavigatorApp(App):
     TITLE = "Navigator"
     CSS_PATH = "navigator.tcss"
-    BINDINGS = [Binding(_KEY_NAMES.get(key, key), action.replace(" ", "_"), action, key_display=key,
-                        show=key in ("d", "a", "l", "u", "r", "e", "/", "?", "q"))
-                for key, action, _ in KEYS if key not in ("enter", "tab")] + [
-        Binding("ctrl+c", "quit", "quit", show=False, priority=True),
-        Binding("escape", "clear_filter", "clear filter", show=False),
-    ]
+    BINDINGS = APP_BINDINGS
 
     def __init__(self, navigation: Navigation, note: str | None = None, *, evaluate: bool = True):
         super().__init__()
@@ -91,11 +85,7 @@ class NavigatorApp(App):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        for key, action, text in KEYS:
-            if key in ("enter", "tab"):
-                continue
-            yield SystemCommand(f"{action.capitalize()} ({key})", text, getattr(self, f"action_{action.replace(' ', '_')}"))
-        yield SystemCommand("Choose (enter)", "choose the highlighted option", self.action_choose)
+        yield from key_commands(self)
 
     # ---- showing the state
 
