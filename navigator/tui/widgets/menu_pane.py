@@ -60,7 +60,7 @@ class MenuPane(DataTable):
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self._sort = 0  # an index in SORTS (DataTable.sort is a method)
         self.filter_text = ""
-        self.hints: dict[str, Any] = {}
+        self._hints: dict[str, Any] = {}
         self._hints_for: tuple | None = None
         self._hints_pending: tuple | None = None
 
@@ -76,11 +76,11 @@ class MenuPane(DataTable):
         key = (hole, sketch)
         if key in (self._hints_for, self._hints_pending):
             return False
-        self.hints, self._hints_pending = {}, key
+        self._hints, self._hints_pending = {}, key
         return True
 
     def hints_arrived(self, hole: int, sketch, hints: dict[str, Any]) -> None:
-        self.hints, self._hints_for = hints, (hole, sketch)
+        self._hints, self._hints_for = hints, (hole, sketch)
 
     def cycle_sort(self) -> None:
         self._sort = (self._sort + 1) % len(SORTS)
@@ -113,7 +113,7 @@ class MenuPane(DataTable):
                                    + f"  ({shown})")
         for row in rows[:MENU_ROWS]:
             mark = "default" if row.default else ("shortcut" if row.shortcut else "")
-            hint = self.hints.get(row.id)
+            hint = self._hints.get(row.id)
             hint_text = (f"~{hint.cycles:.3g}" + ("" if hint.exact else " (bound)")) if hint is not None else \
                 ("-" if ready else "computing…")
             self.add_row(plain(row.number), plain(mark), plain(hint_text), plain(row.label), plain(row.count),
@@ -130,7 +130,7 @@ class MenuPane(DataTable):
         return rows
 
     def _hint_cycles(self, option_id: str) -> float:
-        hint = self.hints.get(option_id)
+        hint = self._hints.get(option_id)
         return hint.cycles if hint is not None else math.inf
 
     # ---- what it tells the app
