@@ -18,7 +18,8 @@ def run_tui(path: Path, spec=None) -> int:
 
     from fuseflow.support.errors import UserError
     from navigator.workspace.session_file import hold_session
-    from navigator.tui.app import NavigatorApp, OpeningFailed
+    from navigator.tui.app import NavigatorApp
+    from navigator.tui.opening_failed import OpeningFailed
     from navigator.tui.controller import Navigation
 
     with ExitStack() as held:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from navigator.tui.screens import KEYS
+from navigator.tui.keys import KEYS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 ROW = re.compile(r"^\| `(?P<key>[^`]+)` \| (?P<command>[^|]+?) \| (?P<text>[^|]+?) \|$")

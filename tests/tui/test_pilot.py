@@ -227,7 +227,7 @@ def test_history_undoes_and_redoes_to_any_step(here):
 
 
 def test_every_key_is_in_the_command_palette(here):
-    from navigator.tui.screens import KEYS
+    from navigator.tui.keys import KEYS
 
     async def scenario():
         app = gcn_app()

@@ -1,0 +1,46 @@
+"""Every key of the main screen, once: the help screen, the footer, the command palette and the
+docs' key table (checked by tests/tui/test_docs.py) are all read from here."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+
+#: (key, command, what it does), in the order the help screen lists them
+KEYS: tuple[tuple[str, str, str], ...] = (
+    ("enter", "choose", "choose the highlighted option"),
+    ("d", "default", "take the hole's default"),
+    ("a", "auto", "auto: a strategy (heuristic, beam, anneal, exhaustive) over the hole, its subtree or all"),
+    ("l", "model", "ask the model: ranked proposals with rationales and figures; accept one or dismiss"),
+    ("u", "undo", "undo the last command"),
+    ("r", "redo", "redo"),
+    ("e", "export", "export the schedule JSON and the Python program"),
+    ("/", "filter", "filter the menu (escape clears)"),
+    ("s", "sort", "sort the menu: as listed, by cost hint, by count"),
+    ("v", "evaluate", "evaluate the sketch again (open holes at their defaults)"),
+    ("x", "cancel", "cancel the running evaluation, strategy or model request"),
+    ("h", "history", "go to the history (enter there: undo or redo to that step)"),
+    ("tab", "next panel", "move between the sketch, the menu and the history"),
+    ("?", "help", "this help"),
+    ("q", "quit", "quit, saving the session"),
+)
+
+#: the keys the app binds itself: enter belongs to the focused pane and tab to Textual's focus chain
+APP_KEYS = tuple(entry for entry in KEYS if entry[0] not in ("enter", "tab"))
+
+#: Textual's names of the keys that are punctuation
+_KEY_NAMES = {"?": "question_mark", "/": "slash"}
+#: the keys the footer shows (the rest are in the help and the command palette)
+_IN_FOOTER = ("d", "a", "l", "u", "r", "e", "/", "?", "q")
+
+
+def action_name(command: str) -> str:
+    """The app's action a command runs (`action_<name>`)."""
+    return command.replace(" ", "_")
+
+
+APP_BINDINGS = [Binding(_KEY_NAMES.get(key, key), action_name(command), command, key_display=key,
+                        show=key in _IN_FOOTER)
+                for key, command, _ in APP_KEYS] + [
+    Binding("ctrl+c", "quit", "quit", show=False, priority=True),
+    Binding("escape", "clear_filter", "clear filter", show=False),
+]

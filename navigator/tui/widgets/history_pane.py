@@ -1,0 +1,69 @@
+"""The history pane: the steps taken, why, and the alternatives not taken; the undone steps
+after them, dimmed. Enter on a step asks to undo or redo to it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual import on
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from navigator.tui.safe_text import block
+
+if TYPE_CHECKING:
+    from navigator.tui.controller import HistoryRow
+
+
+class HistoryPane(OptionList):
+    class StepSelected(Message):
+        """Enter on step `number`: make it the last step taken (undo or redo to it)."""
+
+        def __init__(self, number: int) -> None:
+            super().__init__()
+            self.number = number
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._shown: tuple[list, list] = ([], [])  # the ids and texts of the options shown
+
+    def on_mount(self) -> None:
+        self.border_title = "History (enter: undo to here)"
+
+    def show(self, rows: list["HistoryRow"]) -> None:
+        """The steps, the last one taken highlighted."""
+        options: list[Option] = []
+        last = 0
+        for row in rows:
+            if row.undone:
+                text = block(f"{row.number}. (undone) ?{row.hole} := {row.choice}  [{row.by}]")
+                text.stylize("dim")
+                options.append(Option(text, id=str(row.number)))
+                continue
+            last = len(options)
+            lines = [f"{row.number}. ?{row.hole} := {row.choice}  [{row.by}]"]
+            if row.rationale:
+                lines.append(f"   why: {row.rationale}")
+            if row.alternatives:
+                shown = ", ".join(f"{label} ({count})" for label, count in row.alternatives[:4])
+                more = len(row.alternatives) - 4
+                lines.append(f"   not taken: {shown}" + (f" and {more} more" if more > 0 else ""))
+            options.append(Option(block("\n".join(lines)), id=str(row.number)))
+        now = [option.id for option in options], [str(option.prompt) for option in options]
+        shown_ids, shown_texts = self._shown
+        same = 0  # the options already shown as they are (a step taken only appends)
+        while same < min(len(shown_ids), len(now[0])) and shown_texts[same] == now[1][same]:
+            same += 1
+        if same < len(shown_ids):
+            self.clear_options()
+            same = 0
+        self.add_options(options[same:])
+        self._shown = now
+        if options:
+            self.highlighted = last
+
+    @on(OptionList.OptionSelected)
+    def _option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.post_message(self.StepSelected(int(event.option.id)))
