@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 
 from fuseflow.support.errors import UserError
 from navigator.commands.options import (add_data_options, add_policy_option, add_session_option, parse_dims,
@@ -14,9 +13,12 @@ JSON_VERSION = 1
 SAMPLE_ENTRY_BYTES = 512
 
 
-#: the longest per-candidate timeout (navigator.evaluation.tasks.MAX_TIMEOUT_SECONDS, written out here so
-#: that building the parser imports no evaluation code; a test keeps the two equal)
-_TIMEOUT = seconds(1_000_000, " (leave out --timeout for no limit)")
+def _timeout(text: str) -> float:
+    """Seconds per candidate, up to the longest timeout a worker can set (read when a value is
+    parsed, so that building the parser imports no evaluation code)."""
+    from navigator.evaluation.tasks import MAX_TIMEOUT_SECONDS
+
+    return seconds(MAX_TIMEOUT_SECONDS, " (leave out --timeout for no limit)")(text)
 
 
 # ---------------------------------------------------------------- batch
@@ -139,7 +141,7 @@ def register(subs) -> None:
     batch.add_argument("--engine", choices=("local", "dask"), default="local",
                        help="local process pool, or a dask.distributed cluster")
     batch.add_argument("--scheduler", metavar="ADDR", help="dask scheduler address, e.g. tcp://127.0.0.1:8786")
-    batch.add_argument("--timeout", type=_TIMEOUT, metavar="S", help="seconds allowed per schedule")
+    batch.add_argument("--timeout", type=_timeout, metavar="S", help="seconds allowed per schedule")
     add_policy_option(batch)
     batch.add_argument("--executor", choices=("fast", "exact"), default="fast", help="simulator executor")
     batch.add_argument("--seed", type=int, help="seed for generated data (default: the program's)")
@@ -155,7 +157,7 @@ def register(subs) -> None:
                                             "random from the valid space")
     sample.add_argument("program", help="path to a program .toml, a bundled program's name, or a Honeybee problem "
                                         ".hb.toml (with --library)")
-    sample.add_argument("n", metavar="N", type=whole_number(), help="how many schedules")
+    sample.add_argument("n", metavar="N", type=whole_number(bounded=False), help="how many schedules")
     sample.add_argument("--out", required=True, metavar="DIR", help="folder for the schedule .json files")
     sample.add_argument("--seed", type=int, help="random seed (default: a fresh one, printed)")
     sample.add_argument("--data", metavar="D", help="graph data file replacing the program's preset")

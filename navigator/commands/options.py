@@ -11,13 +11,14 @@ from fuseflow.support.errors import UserError
 from navigator.process.console import say
 
 
-def whole_number(least: int = 1, noun: str = "a whole number") -> Callable[[str], int]:
-    """An argparse type for counts: ASCII digits only, and not thousands of them (int() also
-    takes "²", "1_000" or 5,000 digits)."""
+def whole_number(least: int = 1, noun: str = "a whole number", *, bounded: bool = True) -> Callable[[str], int]:
+    """An argparse type for counts: ASCII digits only (int() also takes "²" or "1_000"), and
+    unless not `bounded`, at most 9 of them (a count that size is checked by what it sizes)."""
+    pattern, most = (r"[0-9]{1,9}", " and at most 999999999") if bounded else (r"[0-9]+", "")
+
     def parse(text: str) -> int:
-        if not re.fullmatch(r"[0-9]{1,9}", text) or int(text) < least:
-            raise argparse.ArgumentTypeError(f"expected {noun}, at least {least} and at most 999999999, "
-                                             f"not {text[:40]!r}")
+        if not re.fullmatch(pattern, text) or int(text) < least:
+            raise argparse.ArgumentTypeError(f"expected {noun}, at least {least}{most}, not {text[:40]!r}")
         return int(text)
 
     return parse
