@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from fuseflow.support.errors import UserError
 from navigator.commands.options import (add_data_options, add_policy_option, add_session_option, parse_dims,
                                         print_json, seconds, whole_number)
@@ -131,8 +130,7 @@ def register(subs) -> None:
     batch.add_argument("schedules", nargs="+", metavar="SCHEDULE",
                        help="schedule .json files, or folders of them")
     batch.add_argument("--program", help="program path or bundled name (default: the current session's)")
-    batch.add_argument("--data", metavar="D", help="graph data file replacing the program's preset")
-    batch.add_argument("--dim", action="append", metavar="NAME=N", help="override a dimension's extent (repeatable)")
+    add_data_options(batch)
     batch.add_argument("--hardware", metavar="H", help="hardware .toml overriding the defaults")
     batch.add_argument("--out", required=True, metavar="FILE", help="results, one JSON line per schedule")
     batch.add_argument("--jobs", type=whole_number(), metavar="N",
@@ -160,8 +158,7 @@ def register(subs) -> None:
     sample.add_argument("n", metavar="N", type=whole_number(bounded=False), help="how many schedules")
     sample.add_argument("--out", required=True, metavar="DIR", help="folder for the schedule .json files")
     sample.add_argument("--seed", type=int, help="random seed (default: a fresh one, printed)")
-    sample.add_argument("--data", metavar="D", help="graph data file replacing the program's preset")
-    sample.add_argument("--dim", action="append", metavar="NAME=N", help="override a dimension's extent (repeatable)")
+    add_data_options(sample)
     sample.add_argument("--library", metavar="L", help="scheduling library (default: the bundled FuseFlow library; "
                                                        "required for a Honeybee problem)")
     sample.add_argument("--json", action="store_true", help="print a JSON summary on stdout")

@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 from fuseflow.support.errors import UserError
-from navigator.commands.options import add_data_options, add_session_option, parse_dims, print_json, seconds, whole_number
+from navigator.commands.options import (add_data_options, add_session_option, parse_dims, print_json, seconds,
+                                        whole_number)
 from navigator.process.console import say, say_error
 
 
@@ -260,8 +261,7 @@ def register(subs) -> None:
     start.add_argument("--library", metavar="L", help="scheduling library (default: the bundled FuseFlow library; "
                                                       "required for a Honeybee problem)")
     start.add_argument("--verbose", action="store_true", help="also print each option's info.description")
-    start.add_argument("--data", metavar="D", help="graph data file replacing the program's preset")
-    start.add_argument("--dim", action="append", metavar="NAME=N", help="override a dimension's extent (repeatable)")
+    add_data_options(start)
     start.add_argument("--force", action="store_true", help="replace an existing session file")
     start.add_argument("--no-forced", action="store_true",
                        help="leave holes that offer exactly one option open (by default they are filled, "

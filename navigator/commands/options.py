@@ -41,7 +41,8 @@ def seconds(most: float, note: str = "") -> Callable[[str], float]:
 
 def add_data_options(sub: argparse.ArgumentParser) -> None:
     """--data and --dim: the graph and the dimension overrides of a tensor program."""
-    sub.add_argument("--data", metavar="D", help="graph data file replacing the program's preset")
+    sub.add_argument("--data", metavar="D", help="graph data file (.npz, .mtx, .graph, edge list) replacing the "
+                                                 "program's preset")
     sub.add_argument("--dim", action="append", metavar="NAME=N", help="override a dimension's extent (repeatable)")
 
 
@@ -60,8 +61,7 @@ def add_program_options(sub: argparse.ArgumentParser, program_positional: bool =
                                   "(default: the current session's program)")
         else:
             sub.add_argument("program", help="path to a program .toml, or a bundled program's name")
-    sub.add_argument("--data", metavar="D", help="graph data file (.npz, .mtx, .graph, edge list) replacing the preset")
-    sub.add_argument("--dim", action="append", metavar="NAME=N", help="override a dimension's extent (repeatable)")
+    add_data_options(sub)
     sub.add_argument("--hardware", metavar="H", help="hardware .toml overriding the defaults")
     sub.add_argument("--dense-order-fixed", action="store_true",
                      help="also treat dense operands' storage order as fixed when ordering loops")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fuseflow.support.errors import UserError
-from navigator.commands.options import add_session_option, parse_dims
+from navigator.commands.options import add_data_options, add_session_option, parse_dims
 
 
 def cmd_tui(args) -> int:
@@ -27,7 +27,6 @@ def register(subs) -> None:
     tui.add_argument("program", nargs="?", help="a program .toml, a bundled program's name, or a Honeybee problem "
                                                 ".hb.toml with --library (default: resume the session)")
     tui.add_argument("--library", metavar="L", help="scheduling library (required for a Honeybee problem)")
-    tui.add_argument("--data", metavar="D", help="graph data file replacing the program's preset")
-    tui.add_argument("--dim", action="append", metavar="NAME=N", help="override a dimension's extent (repeatable)")
+    add_data_options(tui)
     add_session_option(tui)
     tui.set_defaults(run=cmd_tui)
