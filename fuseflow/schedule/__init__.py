@@ -36,7 +36,8 @@ from fuseflow.support.readers import load_json_file
 from fuseflow.program.binding import Binding
 from fuseflow.support.errors import ScheduleError, UserError, show_value
 from fuseflow.analysis.fusion import canonical, grouping_problem, region_problem
-from fuseflow.program.ir import Program, Region, TensorDecl, unify_region
+from fuseflow.program.ir import Program, Region, TensorDecl
+from fuseflow.analysis.unification import unify_region
 from fuseflow.analysis.orders import OrderSpace, default_order
 from fuseflow.schedule.schedule_keys import LEVEL_TITLES, closest_name, unknown_key_fix, unknown_keys
 

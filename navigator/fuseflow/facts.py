@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 
 from fuseflow.program.binding import Binding
 from fuseflow.support.work_budget import StepBudget
-from fuseflow.analysis.fusion_shortcuts import fusion_steps, is_default_step, offered_shortcuts
-from fuseflow.program.ir import Program, Region, unify_region
+from fuseflow.analysis.fusion_shortcuts import is_default_step, offered_shortcuts
+from fuseflow.analysis.fusion_steps import fusion_steps
+from fuseflow.program.ir import Program, Region
+from fuseflow.analysis.unification import unify_region
 from fuseflow.analysis.orders import OrderSpace, default_order
 from fuseflow.schedule import Level, allowed_par_factors, allowed_stream_shapes, block_sparse_choices
 

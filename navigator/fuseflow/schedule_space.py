@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from fuseflow.support.errors import UserError
-from fuseflow.program.ir import Program, unify_region
+from fuseflow.program.ir import Program
+from fuseflow.analysis.unification import unify_region
 from fuseflow.analysis.orders import default_order
 from navigator.lang import FactProgram, Library, facts_from_records, parse_library
 from navigator.lang.facts_loader import facts_from_generator
@@ -205,7 +206,8 @@ class ScheduleSpace:
         Only a legal schedule has one (navigation reaches nothing else), so an illegal one
         raises ScheduleError naming its first problem; `where` names the file it came from."""
         from navigator.fuseflow.facts import region_id
-        from fuseflow.analysis.fusion_shortcuts import fusion_steps, is_default_step
+        from fuseflow.analysis.fusion_shortcuts import is_default_step
+        from fuseflow.analysis.fusion_steps import fusion_steps
         from fuseflow.analysis.fusion_steps import DONE
         from fuseflow.schedule import check_schedule
 

@@ -442,7 +442,7 @@ def _check_text(result: dict) -> str:
 
 def _region_lines(program, region: str, metadata: dict) -> list[str]:
     """The region's ops and operand formats; an order's loop nest, compressed levels marked."""
-    from fuseflow.program.ir import unify_region
+    from fuseflow.analysis.unification import unify_region
 
     ops = tuple(region.split("+"))
     try:
