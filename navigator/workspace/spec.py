@@ -156,7 +156,8 @@ class ProgramSpec:
         if self.is_problem:
             return self._load_problem()
         from fuseflow.program.frontend import parse_program
-        from navigator.fuseflow.schedule_space import content_hash, load_scheduling_library
+        from navigator.navigation.fingerprint import content_hash
+        from navigator.fuseflow.bundled_library import load_scheduling_library
 
         text, where = self.program_text()
         program = parse_program(text, where, self.dims_dict)
@@ -183,7 +184,7 @@ class ProgramSpec:
 
     def _load_problem(self) -> "LoadedProgram":
         from navigator.honeybee.problem import ProblemSpace
-        from navigator.fuseflow.schedule_space import content_hash
+        from navigator.navigation.fingerprint import content_hash
 
         space = ProblemSpace.build(self.program, self.library)
         fingerprints = {"program": content_hash(space.problem_text), "library": content_hash(space.library_text),
