@@ -34,7 +34,8 @@ STREAM_SHAPES = (1, 2, 4, 8, 16)
 
 @dataclass(frozen=True)
 class Level:
-    """One loop level of a region under a given order."""
+    """One loop level of a region under a given order, with what the rules allow it (so it
+    lives with the rules, not with the model)."""
 
     position: int
     var: str
