@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _chain import chained_matmul_program  # noqa: E402
 
 from fuseflow.program.frontend import parse_program  # noqa: E402
-from fuseflow.program.ir import unify_region  # noqa: E402
+from fuseflow.analysis.unification import unify_region  # noqa: E402
 from fuseflow.analysis.orders import OrderSpace  # noqa: E402
 
 

@@ -83,7 +83,7 @@ def navigation(config: str) -> dict:
     """Menus recomputed after each step of a navigation taking the default at every hole."""
     from fuseflow.program.binding import bind
     from fuseflow.program.bundled import resolve_program
-    from fuseflow.analysis.fusion import count_groupings
+    from fuseflow.analysis.fusion_steps import count_groupings
     from navigator.fuseflow.schedule_space import ScheduleSpace
 
     name, _, layers = config.partition(":")

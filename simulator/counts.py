@@ -55,20 +55,6 @@ class RegionRun:
     buffers: dict[tuple[str, str], object] = field(default_factory=dict)
 
 
-def stop_counts(depth_sizes: list[int], parents_with_children: list[int]) -> int:
-    """Stop tokens of a stream whose paths have length d = len(depth_sizes) - 1.
-
-    depth_sizes[e] = paths of length e (depth_sizes[0] = 1, the root);
-    parents_with_children[e] = paths of length e-1 that have a child of length e.
-    Each fiber ends with one stop token; an empty fiber of an enclosing level adds one more
-    (SAM passes it down), so St(d) = D(d-1) + B(d-1) with B(e) = empty(e) + B(e-1).
-    """
-    bare = 0
-    for e in range(1, len(depth_sizes) - 1):
-        bare += depth_sizes[e - 1] - parents_with_children[e]
-    return depth_sizes[-2] + bare if len(depth_sizes) >= 2 else 0
-
-
 def lane_layout(vars_: tuple[str, ...], par: dict[str, int]) -> tuple[list[int], list[int]]:
     """Positions on the path of the forked variables, and their factors."""
     where = [k for k, v in enumerate(vars_) if par.get(v, 1) > 1]

@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fuseflow.support.work_budget import StepBudget
-from fuseflow.program.ir import MAX_VARS, Program, Unification, UnificationError, orders_exist, unify_region
+from fuseflow.program.ir import MAX_VARS, Program
+from fuseflow.analysis.unification import Unification, UnificationError, orders_exist, unify_region
 from fuseflow.analysis.orders import OrderSpace
 from fuseflow.support.memo import BoundedMemo
 from fuseflow.analysis.op_masks import OpMasks, bits, mask_of, op_masks
@@ -85,7 +86,7 @@ def grown_region_legal(program: Program, unification: Unification) -> bool:
     """Whether a connected, convex group of ops is a legal region (region_problem is None for
     it), from its unification alone: fuseflow.analysis.fusion_steps grows only such groups, thousands of
     them, and building each Region would dominate. The same rules as region_problem's last
-    ones: at most MAX_VARS loop variables, some legal loop order (ir.orders_exist), and no
+    ones: at most MAX_VARS loop variables, some legal loop order (unification.orders_exist), and no
     variable that an op reduces over is used by an op downstream of it (the single-pass rule of
     _second_pass_problem, per variable class)."""
     if unification.count > MAX_VARS or not orders_exist(program, unification):
@@ -234,16 +235,9 @@ def cyclic_groups_problem(program: Program, grouping) -> str | None:
     return "the groups depend on each other in a cycle, so no region can run first"
 
 
-def count_groupings(program: Program) -> int:
-    """How many legal groupings there are, counted over the region-by-region fusion states
-    (fuseflow.analysis.fusion_steps) without listing them; fuseflow.analysis.fusion_count counts them another way,
-    by inclusion-exclusion, and the tests hold the two equal."""
-    from fuseflow.analysis.fusion_shortcuts import fusion_steps  # it builds on this module's rules
-    return fusion_steps(program).count()
-
-
 def enumerated_count(program: Program) -> int:
-    """The same number by listing every grouping: the brute force the counter is tested against."""
+    """How many legal groupings there are, by listing every one: the brute force that
+    fuseflow.analysis.fusion_steps.count_groupings is tested against."""
     return sum(1 for _ in legal_groupings(program))
 
 

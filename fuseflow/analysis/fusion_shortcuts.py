@@ -19,20 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fuseflow.analysis.fusion import Grouping, unfused
-from fuseflow.analysis.fusion_steps import FusionState, FusionStep, FusionSteps
-from fuseflow.program.ir import Program, region_signature, unify_region
+from fuseflow.analysis.fusion_steps import FusionState, FusionStep, FusionSteps, fusion_steps
+from fuseflow.program.ir import Program
+from fuseflow.analysis.unification import region_signature, unify_region
 from fuseflow.support.memo import BoundedMemo
 from fuseflow.analysis.orders import OrderSpace
 
 SHORTCUT_NAMES = ("unfused", "per_layer", "largest_fusion")
-
-
-def fusion_steps(program: Program) -> FusionSteps:
-    """The program's fusion state machine, built once per program (its steps are memoised)."""
-    steps = program.memo.get("fusion_steps")
-    if steps is None:
-        steps = program.memo["fusion_steps"] = FusionSteps(program)
-    return steps
 
 
 def is_default_step(program: Program, steps: FusionSteps, state: FusionState, step: FusionStep) -> bool:

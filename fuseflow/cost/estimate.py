@@ -22,8 +22,9 @@ from fuseflow.program.binding import Binding
 from fuseflow.cost.bounds import ScheduleBound, region_class, schedule_bound
 from fuseflow.analysis.contexts import DEFAULT_POLICY, region_contexts
 from fuseflow.cost.hardware import Hardware, operational_intensity
-from fuseflow.program.ir import Operand, Program, Region, unify_region
-from fuseflow.schedule import RegionSchedule, Schedule
+from fuseflow.program.ir import Operand, Program, Region
+from fuseflow.analysis.unification import unify_region
+from fuseflow.schedule import Schedule
 
 
 @dataclass
@@ -236,7 +237,3 @@ def region_cost(program: Program, binding: Binding, region: Region, order: tuple
 def schedule_cost(program: Program, binding: Binding, schedule: Schedule, hw: Hardware) -> ScheduleCost:
     return ScheduleCost([region_cost(program, binding, unify_region(program, rs.ops), rs.order, hw)
                          for rs in schedule.regions], hw)
-
-
-def region_schedule_cost(program: Program, binding: Binding, rs: RegionSchedule, hw: Hardware) -> RegionCost:
-    return region_cost(program, binding, unify_region(program, rs.ops), rs.order, hw)

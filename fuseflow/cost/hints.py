@@ -27,10 +27,11 @@ from typing import Iterable, Sequence
 
 from fuseflow.program.binding import Binding
 from fuseflow.cost.estimate import RegionCostModel, ScheduleCost, schedule_cost
-from fuseflow.analysis.fusion_shortcuts import fusion_steps
+from fuseflow.analysis.fusion_steps import fusion_steps
 from fuseflow.analysis.fusion_steps import FusionState
 from fuseflow.cost.hardware import Hardware
-from fuseflow.program.ir import Program, unify_region
+from fuseflow.program.ir import Program
+from fuseflow.analysis.unification import unify_region
 from fuseflow.analysis.orders import OrderSpace
 from fuseflow.schedule import default_schedule
 

@@ -28,7 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from fuseflow.program.expr import FUNCTION_FLOPS, Access, Call, Const, Expr, Neg, Statement, bind_extents
-from fuseflow.program.ir import Program, Region, unify_region
+from fuseflow.program.ir import Program, Region
+from fuseflow.analysis.unification import unify_region
 from fuseflow.analysis.contexts import Contexts, eliminated_modes, region_contexts
 from fuseflow.lower.filters import demand_filters, filter_inputs
 from fuseflow.lower.inputs import Input, buffer_key, leaf_support, memory_key

@@ -2,7 +2,7 @@
 
 A key the reader does not know would otherwise be ignored and leave a default in its place:
 `"stream_shape": 16` instead of `"stream-shape": 16` ran with stream shape 1 and no word.
-So every level has one table here, the reader (fuseflow.schedule) refuses any key outside
+So every level has one table here, the reader (fuseflow.schedule.schedule_json) refuses any key outside
 it, and the docs print the same tables. The tables hold every key that Navigator writes
 (schedule_to_json) and every key that Honeybee's FuseFlow library writes.
 """

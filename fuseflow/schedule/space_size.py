@@ -18,10 +18,11 @@ from __future__ import annotations
 import math
 
 from fuseflow.program.binding import Binding
-from fuseflow.analysis.fusion_shortcuts import fusion_steps
-from fuseflow.program.ir import Program, unify_region
+from fuseflow.analysis.fusion_steps import fusion_steps
+from fuseflow.program.ir import Program
+from fuseflow.analysis.unification import unify_region
 from fuseflow.analysis.orders import OrderSpace
-from fuseflow.schedule import Level, allowed_par_factors, allowed_stream_shapes, block_sparse_choices
+from fuseflow.schedule.rules import Level, allowed_par_factors, allowed_stream_shapes, block_sparse_choices
 
 
 def region_space(program: Program, binding: Binding, ops) -> dict:

@@ -204,7 +204,3 @@ def parse_toml_text(text: str, where: str, error: type[UserError] = UserError,
     if nesting_depth(data) > MAX_NESTING:
         raise _too_deep(where, what, error)
     return data
-
-
-def load_toml_file(path: PathLike, error: type[UserError], what: str, limit: int = TEXT_LIMIT) -> dict[str, Any]:
-    return parse_toml_text(read_user_text(path, error, what, limit), str(path), error, what)

@@ -140,7 +140,7 @@ class HeuristicRules:
 
     def _best_order(self, ops: tuple[str, ...]) -> tuple["Region", tuple[str, ...] | None]:
         """The region and its best order by the order rule (None: too many orders to rank)."""
-        from fuseflow.program.ir import unify_region
+        from fuseflow.analysis.unification import unify_region
         from fuseflow.analysis.orders import OrderSpace
 
         if ops not in self._orders:
@@ -229,7 +229,7 @@ class HeuristicRules:
     # ---- helpers
 
     def _region(self, option: "MenuOption") -> "Region":
-        from fuseflow.program.ir import unify_region
+        from fuseflow.analysis.unification import unify_region
 
         return unify_region(self.space.program, _ops(option))
 

@@ -147,6 +147,7 @@ def problem_space_of(args):
     facts` writes are for it), or a program argument whose content is a problem (then
     --library is required), or the current session's problem when neither is given.
     """
+    from navigator.fuseflow.bundled_library import load_scheduling_library
     from navigator.honeybee.problem import ProblemSpace, is_honeybee_problem_file, library_required
     from navigator.lang.load_errors import FactError
 
@@ -157,7 +158,7 @@ def problem_space_of(args):
                             fix="a fact file (.hb.toml) is the whole problem: leave out the program")
         library = getattr(args, "library", None)
         try:
-            return ProblemSpace.build(facts, library)
+            return ProblemSpace.build(facts, library, load_scheduling_library() if library is None else None)
         except FactError as exc:
             if library is not None:
                 raise

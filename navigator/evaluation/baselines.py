@@ -25,7 +25,8 @@ from fuseflow.cost.estimate import region_cost
 from fuseflow.analysis.fusion import fully_fused, region_problem, unfused
 from fuseflow.analysis.fusion_shortcuts import largest_fusion, per_layer_grouping
 from fuseflow.cost.hardware import Hardware
-from fuseflow.program.ir import Program, Region, unify_region
+from fuseflow.program.ir import Program, Region
+from fuseflow.analysis.unification import unify_region
 from fuseflow.analysis.contexts import region_contexts
 from fuseflow.analysis.orders import OrderSpace
 from fuseflow.schedule import RegionSchedule, Schedule, allowed_stream_shapes, levels

@@ -44,7 +44,7 @@ class EvalConfig:
 
     def identity(self) -> dict[str, Any]:
         """The configuration with content hashes of its files (so an edited file is a new run)."""
-        from navigator.fuseflow.schedule_space import content_hash
+        from navigator.navigation.fingerprint import content_hash
 
         text, _ = self.spec.program_text()
         hardware = file_hash(self.hardware) if self.hardware else None

@@ -1,0 +1,10 @@
+"""The FuseFlow binding: a tensor program's schedule space for the navigator.
+
+    facts              the fact program generated from the compiler's analysis and rules
+    bundled_library    the FuseFlow scheduling library that ships with Navigator
+    library_interface  the shape a library's schedules must have to be read (checked once)
+    sketch_reading     reads that shape from a complete or partial sketch
+    schedule_space     the space: library, facts and oracle; sketch <-> schedule
+    sketch_hints       the best estimated cost beneath each menu option
+    summary            what `navigator check` reports about a program
+"""

@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 
 from fuseflow.program.binding import Binding
 from fuseflow.support.work_budget import StepBudget
-from fuseflow.analysis.fusion_shortcuts import fusion_steps, is_default_step, offered_shortcuts
-from fuseflow.program.ir import Program, Region, unify_region
+from fuseflow.analysis.fusion_shortcuts import is_default_step, offered_shortcuts
+from fuseflow.analysis.fusion_steps import fusion_steps
+from fuseflow.program.ir import Program, Region
+from fuseflow.analysis.unification import unify_region
 from fuseflow.analysis.orders import OrderSpace, default_order
 from fuseflow.schedule import Level, allowed_par_factors, allowed_stream_shapes, block_sparse_choices
 
@@ -44,8 +46,10 @@ def order_id(order) -> str:
 
 
 @dataclass
-class FactProgram:
-    """Ground facts, in order, plus the goal."""
+class GeneratedFacts:
+    """The facts generated for one program, as (prop, args) records in order, plus the goal:
+    what navigator.lang.facts_loader turns into the engine's FactProgram, or `to_toml` into a
+    `*.hb.toml` file."""
 
     facts: list[tuple[str, dict]] = field(default_factory=list)
     goal: tuple[str, dict] = (GOAL_TYPE, {})
@@ -90,7 +94,7 @@ def toml_string(text: str) -> str:
     return '"' + "".join(escaped) + '"'
 
 
-def region_facts(facts: FactProgram, region: Region, binding: Binding) -> None:
+def region_facts(facts: GeneratedFacts, region: Region, binding: Binding) -> None:
     rid = region_id(region.ops)
     space = OrderSpace.of_region(region)
     default = default_order(region)
@@ -111,9 +115,9 @@ def region_facts(facts: FactProgram, region: Region, binding: Binding) -> None:
                   is_default=order == default)
 
 
-def program_facts(program: Program, binding: Binding) -> FactProgram:
+def program_facts(program: Program, binding: Binding) -> GeneratedFacts:
     budget = StepBudget(MAX_FACTS, "facts for the navigator", program.path or program.name, _FACTS_FIX)
-    facts = FactProgram(goal=(GOAL_TYPE, {"program": program.name}), budget=budget)
+    facts = GeneratedFacts(goal=(GOAL_TYPE, {"program": program.name}), budget=budget)
     facts.add("Program", name=program.name)
     regions: dict[tuple[str, ...], None] = {}
     fusion_facts(facts, program, regions)
@@ -134,7 +138,7 @@ def program_facts(program: Program, binding: Binding) -> FactProgram:
     return facts
 
 
-def fusion_facts(facts: FactProgram, program: Program, regions: dict[tuple[str, ...], None]) -> None:
+def fusion_facts(facts: GeneratedFacts, program: Program, regions: dict[tuple[str, ...], None]) -> None:
     """FusionStart, one FusionStep per region offered at each reachable state, and FusionEnd;
     adds the regions to `regions`."""
     steps = fusion_steps(program)

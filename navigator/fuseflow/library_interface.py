@@ -17,7 +17,8 @@ expression the way the bundled library builds it (docs/fuseflow-library.md#your-
 Only the parameter names and the fields read are fixed; types and function names are the
 library's own (a list may change type along the way, as the FuseFlow library's region-by-region
 list does not: every function with a `rest` parameter continues its list). `check_interface` checks this
-once, when the space is built, and names the first function, parameter or field missing.
+once, when the space is built, and names the first function, parameter or field missing;
+navigator.fuseflow.sketch_reading reads the shape, and nothing else does.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from navigator.lang import Library, LibraryError
+
+#: the goal's one function that needs no fusion: the compiler's defaults everywhere
+DEFAULT_SCHEDULE = "default_schedule"
 
 
 @dataclass(frozen=True)
@@ -44,7 +48,7 @@ class _Role:
 
 
 _ROLES = {
-    "schedule": _Role("the goal (a schedule)", {"fusion": "fusion"}, exempt=("default_schedule",)),
+    "schedule": _Role("the goal (a schedule)", {"fusion": "fusion"}, exempt=(DEFAULT_SCHEDULE,)),
     "fusion": _Role("a fusion grouping", {"regions": "regions"}),
     "regions": _Role("the list of region schedules", {"schedule": "region", "rest": "regions"}, is_list=True),
     "region": _Role("one region's schedule", {"order": "order", "pars": "pars"}),

@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 def region_details(program, region: str, metadata: Mapping[str, Any]) -> list[str]:
     """The region's ops and operand formats; an order's loop nest, compressed levels marked."""
-    from fuseflow.program.ir import unify_region
+    from fuseflow.analysis.unification import unify_region
 
     ops = tuple(region.split("+"))
     try:

@@ -7,48 +7,30 @@ The library and the facts state every rule; this module only reads finished expr
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from fuseflow.support.errors import UserError
-from fuseflow.program.ir import Program, unify_region
+from fuseflow.program.ir import Program
+from fuseflow.analysis.unification import unify_region
 from fuseflow.analysis.orders import default_order
-from navigator.lang import FactProgram, Library, facts_from_records, parse_library
+from navigator.lang import FactProgram, Library, facts_from_records
 from navigator.lang.facts_loader import facts_from_generator
 from navigator.lang.load_errors import FactError, LibraryError
+from navigator.fuseflow.bundled_library import load_scheduling_library
 from navigator.fuseflow.library_interface import check_interface
-from navigator.lang.toml_source import read_toml_text
-from navigator.synth import App, Menus, Oracle, Sketch, sketch_from_json
+from navigator.fuseflow.sketch_reading import PlacedRegion, read_sketch
+from navigator.navigation.fingerprint import content_hash
+from navigator.synth import Menus, Oracle, Sketch, sketch_from_json
 
 if TYPE_CHECKING:  # imported where used: they load numpy, which a space made from cached facts may never need
     from navigator.navigation.space import ExportOrigin
     from fuseflow.program.binding import Binding
     from fuseflow.cost.hints import CostHint
     from fuseflow.schedule import RegionSchedule, Schedule
-
-DEFAULT_LIBRARY = "fuseflow.hblib.toml"
-
-
-def bundled_library_text(name: str = DEFAULT_LIBRARY) -> str:
-    return resources.files("navigator.library").joinpath(name).read_text(encoding="utf-8")
-
-
-def load_scheduling_library(path: str | Path | None = None) -> tuple[Library, str]:
-    """The library at `path`, or the bundled FuseFlow library; also returns its text."""
-    if path is None:
-        text = bundled_library_text()
-        return parse_library(text, f"{DEFAULT_LIBRARY} (bundled)"), text
-    text = read_toml_text(path, LibraryError, "a scheduling library")
-    return parse_library(text, str(path)), text
-
-
-def content_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass
@@ -213,15 +195,10 @@ class ScheduleSpace:
                             fix="fill them, or export with --partial to take defaults")
         from fuseflow.schedule import Schedule, default_schedule, schedule_problems
 
-        root = sketch.root
-        if root.function == "default_schedule":
+        reading = read_sketch(sketch.root)
+        if reading.default:
             return default_schedule(self.program)
-        regions: list[RegionSchedule] = []
-        node = root.arg("fusion").arg("regions")
-        while _continues(node):
-            regions.append(self._region_schedule(node.arg("schedule")))
-            node = node.arg("rest")
-        schedule = Schedule(tuple(regions))
+        schedule = Schedule(tuple(self._region_schedule(region) for region in reading.placed))
         if self.check_schedules:
             problems = schedule_problems(self.program, self.binding, schedule)
             if problems:
@@ -231,31 +208,21 @@ class ScheduleSpace:
                                        "(`navigator facts PROGRAM` shows them), as library/fuseflow.hblib.toml does")
         return schedule
 
-    def _region_schedule(self, node: App) -> "RegionSchedule":
+    def _region_schedule(self, region: PlacedRegion) -> "RegionSchedule":
         from fuseflow.schedule import RegionSchedule
 
-        order_node = node.arg("order")
-        meta = order_node.metadata_dict()
-        ops = tuple(meta["region"].split("+"))
-        order = tuple(meta["order"].split())
+        order = region.order
         # Factors are chosen per loop variable; the schedule lists them per level of the order.
-        factor_of: dict[str, int] = {}
-        pars = node.arg("pars")
-        while _continues(pars):
-            par = pars.arg("par").metadata_dict()
-            factor_of[par["var"]] = par["factor"]
-            pars = pars.arg("rest")
+        factor_of = region.factors()
         missing = [v for v in order if v not in factor_of]
         if missing:
-            raise LibraryError(f"its schedule of region {meta['region']} gives no parallel factor for the loop "
-                               f"variable {missing[0]} of the order {meta['order']!r}",
+            raise LibraryError(f"its schedule of region {region.region_field} gives no parallel factor for the loop "
+                               f"variable {missing[0]} of the order {region.order_field!r}",
                                where=", ".join(self.library.sources) or "the library",
                                fix="list one var_par per loop variable of the region, as "
                                    "library/fuseflow.hblib.toml does")
-        vector = order_node.arg("vector")
-        block = vector.arg("block")
-        return RegionSchedule(ops, order, tuple(factor_of[v] for v in order), vector.metadata_dict()["shape"],
-                              block.metadata_dict()["enabled"])
+        shape, block = region.vector()
+        return RegionSchedule(region.ops, order, tuple(factor_of[v] for v in order), shape, block)
 
     # ---- schedule -> complete expression (a navigation target) ----
 
@@ -265,8 +232,8 @@ class ScheduleSpace:
         Only a legal schedule has one (navigation reaches nothing else), so an illegal one
         raises ScheduleError naming its first problem; `where` names the file it came from."""
         from navigator.fuseflow.facts import region_id
-        from fuseflow.analysis.fusion_shortcuts import fusion_steps, is_default_step
-        from fuseflow.analysis.fusion_steps import DONE
+        from fuseflow.analysis.fusion_shortcuts import is_default_step
+        from fuseflow.analysis.fusion_steps import DONE, fusion_steps
         from fuseflow.schedule import check_schedule
 
         check_schedule(self.program, self.binding, schedule, where)
@@ -315,12 +282,6 @@ class ScheduleSpace:
 def facts_json(records: list[tuple[str, dict]], goal: tuple[str, dict]) -> str:
     """Compact JSON of generated facts and their goal (the same for records read back from JSON)."""
     return json.dumps([records, goal], separators=(",", ":"), ensure_ascii=False)
-
-
-
-def _continues(node: App) -> bool:
-    """A list node that holds an element and the rest (navigator.fuseflow.library_interface)."""
-    return any(param == "rest" for param, _ in node.args)
 
 
 def _app(name: str, metadata: dict, args: dict) -> dict:

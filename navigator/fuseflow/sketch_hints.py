@@ -1,29 +1,41 @@
 """Cost hints on menu options: for each offered step, the best estimated cost of the schedules
 beneath it (fuseflow.cost.hints holds the rule and docs/cost-model.md#cost-hints the meaning).
 
-This module only reads a partial sketch the way ScheduleSpace.schedule_of reads a complete one
-(navigator.fuseflow.library_interface): the regions placed so far, each with its order when chosen, then
-what is still open. A sketch it cannot read that way (a library that names things otherwise, a
+This module reads a partial sketch with navigator.fuseflow.sketch_reading, as ScheduleSpace.schedule_of
+reads a complete one: the regions placed so far, each with its order when chosen, then what is
+still open. A sketch it cannot read that way (a library that names things otherwise, a
 Honeybee problem) gets no hint: None, never an error.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from fuseflow.support.errors import UserError
-from navigator.synth import App, Hole, Menus, Sketch
+from navigator.fuseflow.sketch_reading import PlacedRegion, read_sketch
+from navigator.synth import Menus, Oracle, Sketch
 
 if TYPE_CHECKING:
-    from fuseflow.cost.hints import CostHint, CostHints
+    from fuseflow.cost.hints import CostHint
     from fuseflow.cost.hardware import Hardware
-    from navigator.fuseflow.schedule_space import ScheduleSpace
+    from fuseflow.program.binding import Binding
+    from fuseflow.program.ir import Program
+
+
+class HintedSpace(Protocol):
+    """What hints read of a schedule space (navigator.fuseflow.schedule_space.ScheduleSpace)."""
+
+    program: "Program"
+    oracle: Oracle
+
+    @property
+    def binding(self) -> "Binding": ...
 
 
 class SketchHints:
     """Hints for the sketches of one schedule space; keeps fuseflow's memo between calls."""
 
-    def __init__(self, space: "ScheduleSpace", hardware: "Hardware | None" = None):
+    def __init__(self, space: HintedSpace, hardware: "Hardware | None" = None):
         from fuseflow.cost.hints import CostHints
         from fuseflow.analysis.fusion_shortcuts import offered_shortcuts
         from fuseflow.cost.hardware import load_hardware
@@ -42,26 +54,20 @@ class SketchHints:
     def of_sketch(self, sketch: Sketch) -> "CostHint | None":
         """The best estimated cost of the complete schedules extending `sketch`."""
         try:
-            return self._read(sketch.root)
+            return self._read(sketch)
         except (_Unreadable, KeyError, UserError):  # not the bundled library's shape: no hint
             return None
 
-    def _read(self, root) -> "CostHint | None":
+    def _read(self, sketch: Sketch) -> "CostHint | None":
         costs = self.costs
-        if isinstance(root, Hole):
-            return costs.best()
-        if not any(param == "fusion" for param, _ in root.args):
+        reading = read_sketch(sketch.root)
+        if reading.default:
             return costs.default_schedule()  # the compiler-default shortcut
-        fusion = root.arg("fusion")
-        if isinstance(fusion, Hole):
+        if reading.fusion is None:
             return costs.best()
-        grouping = self.shortcuts.get(fusion.function)
-        placed: list[tuple[tuple[str, ...], tuple[str, ...] | None]] = []
-        node = fusion.arg("regions")
-        while isinstance(node, App) and any(param == "rest" for param, _ in node.args):
-            placed.append(self._region(node, grouping, len(placed)))
-            node = node.arg("rest")
-        if isinstance(node, App):   # the end of the list
+        grouping = self.shortcuts.get(reading.fusion)
+        placed = [self._region(region, grouping, index) for index, region in enumerate(reading.placed)]
+        if reading.ended:
             return costs.partial(placed, None)
         if grouping is not None:
             return costs.partial(placed, grouping[len(placed):])
@@ -70,19 +76,16 @@ class SketchHints:
             raise _Unreadable
         return costs.partial(placed, state)
 
-    def _region(self, node: App, grouping, index: int) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
-        """The ops of one element of the regions list and its order, when chosen."""
-        schedule = node.arg("schedule")
-        order_node = schedule.arg("order") if isinstance(schedule, App) else None
-        if isinstance(order_node, App):
-            meta = order_node.metadata_dict()
-            return tuple(str(meta["region"]).split("+")), tuple(str(meta["order"]).split())
+    @staticmethod
+    def _region(region: PlacedRegion, grouping, index: int) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+        """The ops of one placed region and its order, when chosen."""
+        if region.order_step is not None:
+            return region.ops, region.order
         if grouping is not None:
             return tuple(grouping[index]), None
-        region = node.metadata_dict().get("region")
-        if not isinstance(region, str) or not region:
+        if region.listed_ops is None:
             raise _Unreadable
-        return tuple(region.split("+")), None
+        return region.listed_ops, None
 
 
 class _Unreadable(Exception):

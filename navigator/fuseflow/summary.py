@@ -5,10 +5,12 @@ from __future__ import annotations
 from fuseflow.program.binding import Binding
 from fuseflow.cost.bounds import ScheduleBound
 from fuseflow.cost.estimate import schedule_cost
-from fuseflow.analysis.fusion import count_groupings, fully_fused, unfused
-from fuseflow.analysis.fusion_shortcuts import fusion_steps
+from fuseflow.analysis.fusion import fully_fused, unfused
+from fuseflow.analysis.fusion_steps import count_groupings
+from fuseflow.analysis.fusion_steps import fusion_steps
 from fuseflow.cost.hardware import Hardware
-from fuseflow.program.ir import Program, unify_region
+from fuseflow.program.ir import Program
+from fuseflow.analysis.unification import unify_region
 from fuseflow.analysis.orders import OrderSpace, default_order
 from fuseflow.schedule import default_schedule
 

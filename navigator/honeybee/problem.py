@@ -95,13 +95,14 @@ class ProblemSpace:
     problem_text: str
 
     @classmethod
-    def build(cls, problem_path: str | os.PathLike, library_path: str | os.PathLike) -> "ProblemSpace":
-        from navigator.lang import parse_facts
+    def build(cls, problem_path: str | os.PathLike, library_path: str | os.PathLike | None,
+              library: tuple[Library, str] | None = None) -> "ProblemSpace":
+        """`library`: the library to use instead of the file at `library_path`, already loaded, with its text."""
+        from navigator.lang import load_library_file, parse_facts
         from navigator.lang.load_errors import FactError
         from navigator.lang.toml_source import read_toml_text
-        from navigator.fuseflow.schedule_space import load_scheduling_library
 
-        library, library_text = load_scheduling_library(library_path)
+        library, library_text = library or load_library_file(library_path)
         text = read_toml_text(problem_path, FactError, WHAT)
         facts = parse_facts(text, library, str(problem_path))
         return cls(problem_name(problem_path), library, facts, Oracle(library, facts), library_text, text)
@@ -109,7 +110,7 @@ class ProblemSpace:
     @cached_property
     def facts_fingerprint(self) -> str:
         """A content hash of the facts as read (formatting and comments do not count)."""
-        from navigator.fuseflow.schedule_space import content_hash
+        from navigator.navigation.fingerprint import content_hash
 
         return content_hash(repr((self.facts.facts, self.facts.goal)))
 

@@ -17,7 +17,7 @@ from navigator.lang.formula import (
     value_type_of,
 )
 from navigator.lang.formula_parser import FormulaSyntaxError, parse_formula
-from navigator.lang.library_loader import load_library, parse_library
+from navigator.lang.library_loader import load_library, load_library_file, parse_library
 from navigator.lang.model import (
     DefaultMark,
     Fact,
@@ -35,6 +35,6 @@ __all__ = [
     "Atom", "Comparison", "DefaultMark", "Fact", "FactError", "FactPattern", "FactProgram",
     "FieldDecl", "Formula", "FormulaSyntaxError", "FunctionDecl", "Goal", "Library",
     "LibraryError", "Literal", "ParamDecl", "ParamField", "PropDecl", "RetField", "TypeDecl",
-    "Value", "facts_from_records", "format_value", "load_facts", "load_library", "parse_facts", "parse_formula",
-    "parse_library", "same_value", "value_type_of",
+    "Value", "facts_from_records", "format_value", "load_facts", "load_library", "load_library_file", "parse_facts",
+    "parse_formula", "parse_library", "same_value", "value_type_of",
 ]

@@ -48,6 +48,12 @@ def load_library(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> Libr
     return _build(documents)
 
 
+def load_library_file(path: str | os.PathLike) -> tuple[Library, str]:
+    """One library file, and its text (whose content hash a session keeps to notice a changed library)."""
+    text = read_toml_text(path, LibraryError, WHAT)
+    return parse_library(text, str(path)), text
+
+
 def parse_library(text: str, source: str = "<library>") -> Library:
     """Load a library from TOML text; `source` names it in error messages."""
     return _build([(source, parse_toml(text, source, LibraryError, WHAT))])

@@ -165,6 +165,3 @@ class FactProgram:
     goal: Goal
     source: str | None = None
     warnings: tuple[str, ...] = ()
-
-    def facts_of(self, prop: str) -> tuple[Fact, ...]:
-        return tuple(f for f in self.facts if f.prop == prop)

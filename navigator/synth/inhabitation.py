@@ -424,11 +424,3 @@ def _assemble(arity: int, positions: tuple[int, ...], values: tuple,
             for f, v in zip(comp.ret_fields, key):
                 base[f] = v
         yield tuple(base)
-
-
-def compute_inhabited(functions: tuple[CompiledFunction, ...],
-                      type_fields: Mapping[str, tuple[str, ...]], domain: Domain,
-                      facts: FactIndex, budget: WorkBudget | None = None) -> dict[str, list[Meta]]:
-    """The inhabited metadata of every type (the whole fixpoint: can be large)."""
-    tables = Tables(functions, type_fields, domain, facts, budget)
-    return {t: list(tables.all_of(t)) for t in type_fields}

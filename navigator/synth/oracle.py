@@ -191,14 +191,6 @@ class Oracle:
             raise KeyError(f"?{hole} := {option_id_} is not offered")
         return self.apply(sketch, option)
 
-    def fill_unchecked(self, sketch: Sketch, hole: int, function: str,
-                       metadata: Mapping[str, Value]) -> Sketch:
-        """Fill a hole without asking the oracle (e.g. to test a candidate step)."""
-        decl = self.library.functions[function]
-        names = self.library.types[decl.ret].field_names
-        return sketch.fill(hole, function, tuple((n, metadata[n]) for n in names),
-                           tuple((p.name, p.type) for p in decl.params))
-
     # -- menus ----------------------------------------------------------------------
 
     def _compute_menus(self, sketch: Sketch) -> Menus:

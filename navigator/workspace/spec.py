@@ -169,7 +169,8 @@ class ProgramSpec:
 
     def _load_tensor_program(self) -> "LoadedProgram":
         from fuseflow.program.frontend import parse_program
-        from navigator.fuseflow.schedule_space import content_hash, load_scheduling_library
+        from navigator.navigation.fingerprint import content_hash
+        from navigator.fuseflow.bundled_library import load_scheduling_library
 
         text, where = self.program_text()
         program = parse_program(text, where, self.dims_dict)
@@ -196,7 +197,7 @@ class ProgramSpec:
 
     def _load_problem(self) -> "LoadedProgram":
         from navigator.honeybee.problem import ProblemSpace
-        from navigator.fuseflow.schedule_space import content_hash
+        from navigator.navigation.fingerprint import content_hash
 
         space = ProblemSpace.build(self.program, self.library)
         fingerprints = {"program": content_hash(space.problem_text), "library": content_hash(space.library_text),
@@ -257,7 +258,7 @@ def _absolute(path: str) -> str:
 
 
 def file_hash(path: str, what: str = "the data file") -> str:
-    """SHA-256 of a regular file's bytes (first 16 hex digits, like navigator.fuseflow.schedule_space.content_hash).
+    """SHA-256 of a regular file's bytes (first 16 hex digits, like navigator.navigation.fingerprint.content_hash).
 
     A FIFO or a device is refused rather than read forever."""
     from fuseflow.support.files import open_regular_file, os_error

@@ -76,7 +76,8 @@ def test_default_strategy_without_a_default(tmp_path):
     from fuseflow.program.bundled import resolve_program
     from navigator.auto import fill_with_strategy
     from navigator.navigation.session import Session
-    from navigator.fuseflow.schedule_space import ScheduleSpace, bundled_library_text
+    from navigator.fuseflow.schedule_space import ScheduleSpace
+    from navigator.fuseflow.bundled_library import bundled_library_text
 
     library = tmp_path / "lib.hblib.toml"
     library.write_text(bundled_library_text().replace("default = { factor = 1 }\n", ""), encoding="utf-8")

@@ -100,7 +100,7 @@ def test_changed_program_file_is_detected_and_named(cli, tmp_path):
 
 
 def test_changed_library_and_data_are_detected(cli, tmp_path):
-    from navigator.fuseflow.schedule_space import bundled_library_text
+    from navigator.fuseflow.bundled_library import bundled_library_text
 
     (tmp_path / "lib.hblib.toml").write_text(bundled_library_text(), encoding="utf-8")
     header = "%%MatrixMarket matrix coordinate pattern general\n"

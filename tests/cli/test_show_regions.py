@@ -52,7 +52,7 @@ def test_before_the_fusion_is_chosen_there_are_no_regions(cli):
 
 
 def test_a_hole_belongs_to_the_nearest_enclosing_region():
-    from navigator.fuseflow.schedule_space import load_scheduling_library
+    from navigator.fuseflow.bundled_library import load_scheduling_library
 
     library, _ = load_scheduling_library()
     expression = {"App": [{"name": "dataflow", "metadata": {"region": "r"}, "arity": ["order", "pars"]},

@@ -7,9 +7,9 @@ import networkx as nx
 from hypothesis import given, settings
 
 from fuseflow.program.frontend import parse_program
-from fuseflow.analysis.fusion import (canonical, count_groupings, fully_fused, grouping_problem, legal_groupings,
-                             unfused)
-from fuseflow.program.ir import UnificationError, unify_region
+from fuseflow.analysis.fusion import canonical, fully_fused, grouping_problem, legal_groupings, unfused
+from fuseflow.analysis.fusion_steps import count_groupings
+from fuseflow.analysis.unification import UnificationError, unify_region
 
 from .random_programs import programs
 from tests.partitions import set_partitions

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from fuseflow.analysis import fusion_count
 from fuseflow.program.binding import bind
 from fuseflow.program.frontend import load_program, parse_program
-from fuseflow.analysis.fusion import count_groupings, enumerated_count, grouping_problem, legal_groupings
+from fuseflow.analysis.fusion import enumerated_count, grouping_problem, legal_groupings
+from fuseflow.analysis.fusion_steps import count_groupings
 from fuseflow.support.memory import ResourceError
 from fuseflow.schedule.space_size import schedule_space_size
 from fuseflow.analysis.fusion_count import count_legal_groupings

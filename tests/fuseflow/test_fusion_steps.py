@@ -13,7 +13,7 @@ from fuseflow.analysis.fusion import grouping_problem, legal_groupings, region_c
 from fuseflow.analysis.fusion_count import count_legal_groupings
 from fuseflow.analysis.fusion_shortcuts import largest_fusion, shortcut_groupings
 from fuseflow.analysis.fusion_steps import DONE, FusionSteps
-from fuseflow.program.ir import UnificationError, unify_grow, unify_region
+from fuseflow.analysis.unification import UnificationError, unify_grow, unify_region
 from fuseflow.support.memory import ResourceError
 
 from tests.bundled import LARGE_PROGRAMS

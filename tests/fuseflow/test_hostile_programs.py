@@ -4,7 +4,7 @@ import tomllib
 
 import pytest
 
-from navigator.fuseflow.facts import FactProgram, toml_string
+from navigator.fuseflow.facts import GeneratedFacts, toml_string
 from fuseflow.program.frontend import parse_program
 from tests.cli.conftest import assert_user_error
 
@@ -51,7 +51,7 @@ def test_a_file_name_that_is_no_program_name_gives_a_safe_default():
 def test_fact_strings_escape_every_control_character():
     text = "".join(chr(c) for c in range(0x80)) + "ünï\u2028"
     assert tomllib.loads(f"x = {toml_string(text)}")["x"] == text
-    facts = FactProgram(goal=("Schedule", {"program": 'a"b\\c'}))
+    facts = GeneratedFacts(goal=("Schedule", {"program": 'a"b\\c'}))
     facts.add("Program", name="p\nq")
     parsed = tomllib.loads(facts.to_toml("from file /tmp/a\x01b\x7f.npz\nsecond line\x0bthird"))
     assert parsed["Prop"][0]["args"]["name"] == "p\nq" and parsed["Goal"]["args"]["program"] == 'a"b\\c'

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from fuseflow.program.bundled import resolve_program
 from fuseflow.analysis.fusion import region_problem
-from fuseflow.program.ir import unify_region
+from fuseflow.analysis.unification import unify_region
 from fuseflow.support.memo import BoundedMemo
 
 

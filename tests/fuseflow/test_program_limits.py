@@ -18,7 +18,7 @@ from fuseflow.program.frontend import parse_program
 from fuseflow.program.ir import MAX_EXTENT, MAX_VARS
 from fuseflow.support.memory import ResourceError
 from fuseflow.schedule import Schedule, default_region_schedule, default_schedule, save_schedule
-from fuseflow.program.ir import unify_region
+from fuseflow.analysis.unification import unify_region
 from fuseflow.schedule.space_size import schedule_space_size
 from fuseflow.program.binding import bind
 from tests.cli.conftest import assert_user_error

@@ -7,8 +7,9 @@ import pytest
 
 from fuseflow.program.binding import bind
 from fuseflow.program.bundled import bundled_program_names, resolve_program
-from fuseflow.analysis.fusion_shortcuts import fusion_steps, runs_without_recomputation
-from fuseflow.program.ir import region_signature, unify_region
+from fuseflow.analysis.fusion_shortcuts import runs_without_recomputation
+from fuseflow.analysis.fusion_steps import fusion_steps
+from fuseflow.analysis.unification import region_signature, unify_region
 from fuseflow.analysis.orders import OrderSpace
 from fuseflow.schedule import allowed_stream_shapes, block_sparse_choices, levels
 from fuseflow.schedule.space_size import region_space

@@ -3,7 +3,7 @@
 import itertools
 
 from fuseflow.analysis.fusion import canonical, grouping_problem
-from fuseflow.program.ir import unify_region
+from fuseflow.analysis.unification import unify_region
 from fuseflow.schedule import PAR_FACTORS, STREAM_SHAPES, RegionSchedule, Schedule, region_problems
 from navigator.fuseflow.facts import region_id
 from tests.partitions import set_partitions

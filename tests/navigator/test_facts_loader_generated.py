@@ -8,7 +8,7 @@ from fuseflow.program.bundled import bundled_program_names, resolve_program
 from navigator.fuseflow.facts import program_facts
 from navigator.lang import FactError, parse_library
 from navigator.lang.facts_loader import facts_from_generator, facts_from_records
-from navigator.fuseflow.schedule_space import bundled_library_text, load_scheduling_library
+from navigator.fuseflow.bundled_library import bundled_library_text, load_scheduling_library
 
 
 @pytest.mark.parametrize("name", bundled_program_names())

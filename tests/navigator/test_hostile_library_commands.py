@@ -8,7 +8,7 @@ import json
 import pytest
 
 from navigator.cli import main
-from navigator.fuseflow.schedule_space import bundled_library_text
+from navigator.fuseflow.bundled_library import bundled_library_text
 
 BUNDLED = bundled_library_text()
 PROPS = BUNDLED.split("# ---------------------------------------------------------------- types")[0]

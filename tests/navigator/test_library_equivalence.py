@@ -18,7 +18,7 @@ from fuseflow.program.binding import bind
 from fuseflow.program.bundled import resolve_program
 from fuseflow.analysis.fusion import legal_groupings
 from fuseflow.analysis.fusion_shortcuts import offered_shortcuts
-from fuseflow.program.ir import unify_region
+from fuseflow.analysis.unification import unify_region
 from navigator.fuseflow.schedule_space import ScheduleSpace
 
 from .space_helpers import (in_region, menu_completions, region_id_of, validator_groupings,
@@ -162,7 +162,7 @@ def check_regions_one_by_one(name, max_vars, at_least):
     sketch = space.oracle.apply(start, space.oracle.menus(start).holes[0].options[0])  # `schedule`
     fusion = space.oracle.menus(sketch).holes[0]
     fused = space.oracle.apply(sketch, next(o for o in fusion.options if o.function == "fuse"))
-    from fuseflow.analysis.fusion_shortcuts import fusion_steps
+    from fuseflow.analysis.fusion_steps import fusion_steps
 
     checked = 0
     for ops in fusion_steps(program).regions():

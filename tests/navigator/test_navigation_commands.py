@@ -10,7 +10,8 @@ from fuseflow.schedule import RegionSchedule, Schedule, default_schedule, save_s
 from fuseflow.schedule.space_size import schedule_space_size
 from navigator.cli import main
 from navigator.lang import parse_facts
-from navigator.fuseflow.schedule_space import ScheduleSpace, load_scheduling_library
+from navigator.fuseflow.schedule_space import ScheduleSpace
+from navigator.fuseflow.bundled_library import load_scheduling_library
 
 SMALL = ["--dim", "I=4", "--dim", "J=4", "--dim", "K=2", "--dim", "L=2"]
 

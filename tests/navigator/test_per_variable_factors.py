@@ -9,8 +9,8 @@ import pytest
 
 from fuseflow.program.binding import bind
 from fuseflow.program.bundled import resolve_program
-from fuseflow.analysis.fusion_shortcuts import fusion_steps
-from fuseflow.program.ir import unify_region
+from fuseflow.analysis.fusion_steps import fusion_steps
+from fuseflow.analysis.unification import unify_region
 from fuseflow.analysis.orders import OrderSpace
 from fuseflow.schedule import levels
 from fuseflow.program.bundled import bundled_program_names

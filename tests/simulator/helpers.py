@@ -7,10 +7,9 @@ import numpy as np
 from fuseflow.program.binding import bind
 from fuseflow.program.bundled import resolve_program
 from fuseflow.analysis.fusion import legal_groupings
-from fuseflow.program.ir import unify_region
-from fuseflow.analysis.orders import OrderSpace
-from fuseflow.schedule import (RegionSchedule, Schedule, allowed_stream_shapes, block_sparse_choices,
-                               default_order, levels)
+from fuseflow.analysis.unification import unify_region
+from fuseflow.analysis.orders import OrderSpace, default_order
+from fuseflow.schedule import RegionSchedule, Schedule, allowed_stream_shapes, block_sparse_choices, levels
 from simulator.program_data import materialize
 from simulator.evaluate import input_trees
 from simulator.fibertree import FiberTree

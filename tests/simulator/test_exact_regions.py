@@ -16,7 +16,7 @@ from fuseflow.lower import lower_region
 from fuseflow.schedule import RegionSchedule
 from simulator import exact, fast
 from simulator.evaluate import _fast_values
-from fuseflow.program.ir import unify_region
+from fuseflow.analysis.unification import unify_region
 from fuseflow.lower import region_contexts
 from tests.simulator.helpers import all_regions, assert_close, reference_memory, region_orders, small
 

@@ -38,7 +38,7 @@ def heuristic_schedule(spec, space):
 def test_streamed_traffic_is_the_simulated_traffic_of_the_chosen_regions(program):
     """On the bundled data (Cora-shaped graphs: the features do not fit the on-chip buffer)."""
     from fuseflow.cost.estimate import RegionCostModel
-    from fuseflow.program.ir import unify_region
+    from fuseflow.analysis.unification import unify_region
 
     spec, space = loaded(program)
     schedule = heuristic_schedule(spec, space)
