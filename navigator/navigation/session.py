@@ -173,10 +173,6 @@ class Session:
             self._redo = redo
             raise
 
-    def apply_option(self, chosen: MenuOption, *, by: str = "user",
-                     rationale: str | None = None) -> StepRecord:
-        return self.apply(chosen.hole, chosen.id, by=by, rationale=rationale)
-
     def apply_default(self, hole: int | None = None, *, rationale: str | None = None) -> StepRecord:
         """Fill `hole` (or the first open hole that has one) with its default option."""
         menus = self.menus()
