@@ -53,7 +53,7 @@ def deep_pipeline(depth: int) -> tuple[str, dict]:
 
 
 def main() -> dict:
-    from navigator import codegen
+    from navigator.honeybee import codegen
     from navigator.lang import parse_library
     from navigator.honeybee.library_check import check_library
 
