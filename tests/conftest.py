@@ -4,8 +4,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED_DATASETS = REPO.parent / "shared" / "datasets"
+from tests.paths import DATASETS, TESTS
 
 
 def pytest_addoption(parser):
@@ -29,7 +28,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 def _is_fuzz_test(item) -> bool:
-    return (REPO / "tests" / "fuzz") in Path(str(item.path)).parents
+    return (TESTS / "fuzz") in Path(str(item.path)).parents
 
 
 @pytest.fixture(scope="session")
@@ -84,6 +83,6 @@ def golden(request):
 
 @pytest.fixture
 def shared_datasets():
-    if not SHARED_DATASETS.is_dir():
+    if not DATASETS.is_dir():
         pytest.skip("../shared/datasets is not beside the repository")
-    return SHARED_DATASETS
+    return DATASETS

@@ -17,8 +17,8 @@ import pytest
 
 from tests.cli.conftest import assert_user_error, clean_env
 from tests.cli.test_batch import SPMM, _write_samples
+from tests.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 #: workers must be gone this soon after their coordinator is killed
 GONE_WITHIN = 5.0
 

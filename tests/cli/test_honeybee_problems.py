@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
 from navigator.lang import load_library
 from tests.cli.conftest import GOLDEN, SMALL_SPMM, assert_user_error, check_schema
+from tests.paths import DOCS, ENGINE_DATA, PROGRAMS, REPO
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "docs" / "examples" / "honeybee"
-BUNDLED_LIBRARY = ROOT / "library" / "fuseflow.hblib.toml"
+EXAMPLE = DOCS / "examples" / "honeybee"
+BUNDLED_LIBRARY = REPO / "library" / "fuseflow.hblib.toml"
 #: programs of the example problem: 1 load x 2 normalizations x (keep all + 2 thresholds) x 2 reports
 EXAMPLE_PROGRAMS = 12
 
@@ -138,7 +137,7 @@ def test_bundled_fuseflow_library_on_its_generated_facts(nav, cli, tmp_path):
 def test_a_problem_is_recognised_by_its_content(cli, problem, tmp_path):
     shutil.copy(tmp_path / problem[0], tmp_path / "facts.toml")  # no .hb in the name
     assert cli.json("start", "facts.toml", "--library", problem[1])["program"]["kind"] == "honeybee-problem"
-    shutil.copy(ROOT / "programs" / "spmm.toml", tmp_path / "tensor.hb.toml")  # a tensor program, whatever its name
+    shutil.copy(PROGRAMS / "spmm.toml", tmp_path / "tensor.hb.toml")  # a tensor program, whatever its name
     data = cli.json("start", "tensor.hb.toml", *SMALL_SPMM, "--force")
     assert data["program"]["kind"] == "tensor" and data["program"]["name"] == "spmm"
 
@@ -256,7 +255,7 @@ def test_export_never_runs_library_code(cli, tmp_path):
 
 
 def test_export_python_needs_library_code(cli, tmp_path):
-    data = ROOT / "tests" / "engine" / "data"
+    data = ENGINE_DATA
     cli("start", str(data / "sched.hb.toml"), "--library", str(data / "sched.hblib.toml"), ok=True)
     for _ in range(20):
         holes = cli.json("show")["open_holes"]
@@ -277,7 +276,7 @@ def test_the_docs_example_runs_as_written(tmp_path):
 
     from tests.cli.conftest import clean_env
 
-    text = (ROOT / "docs" / "honeybee.md").read_text(encoding="utf-8")
+    text = (DOCS / "honeybee.md").read_text(encoding="utf-8")
     block = re.search(r"```sh\n(.*?)```", text, re.S).group(1)
     shutil.copytree(EXAMPLE, tmp_path / "docs" / "examples" / "honeybee")
     bin_dir = tmp_path / "bin"
@@ -286,7 +285,7 @@ def test_the_docs_example_runs_as_written(tmp_path):
     wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} -m navigator "$@"\n', encoding="utf-8")
     wrapper.chmod(0o755)
     env = clean_env(PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-                    PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+                    PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     ran = subprocess.run(["bash", "-e", "-c", block], cwd=tmp_path, capture_output=True, text=True, env=env,
                          timeout=300)
     assert ran.returncode == 0, ran.stderr

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 import shutil
-from pathlib import Path
 
 from tests.cli.conftest import GOLDEN
+from tests.paths import DOCS
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "honeybee"
+EXAMPLE = DOCS / "examples" / "honeybee"
 HINT = re.compile(r"completions?, best (~|>= )\S+ cycles, \S+ bytes, \S+ FLOPs \((exact|bound)\)$")
 
 

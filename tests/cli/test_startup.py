@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import clean_env
+from tests.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("numpy", "scipy", "networkx", "dask", "rich", "textual")
 INTERRUPTED = "navigator: interrupted"
 

@@ -9,9 +9,9 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.paths import REPO
+
 ADDRESS_SPACE = 1536 << 20
 
 _RUNNER = textwrap.dedent("""

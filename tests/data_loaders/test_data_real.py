@@ -10,8 +10,8 @@ import scipy.sparse as sp
 
 from fuseflow.data import (PRESETS, load_graph, load_npz, preprocess, remove_self_loops,
                            symmetrize)
+from tests.paths import DATASETS
 
-DATASETS = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 
 # file, vertices, stored edges, symmetrized edges without self loops, feature length, classes
 REAL_GRAPHS = [

@@ -23,6 +23,7 @@ from navigator.honeybee.library_check import (
 )
 from navigator.synth.blocked_by_facts import blocked_by_facts
 from navigator.synth.oracle import Oracle
+from tests.paths import REPO
 
 DATA = Path(__file__).parent / "data"
 CHECK = DATA / "check"
@@ -70,7 +71,7 @@ condition = []
 @pytest.mark.parametrize("path", ["library/fuseflow.hblib.toml", "tests/engine/data/sched.hblib.toml",
                                   "tests/engine/data/fuseflow/fuseflow.hblib.toml"])
 def test_the_shipped_libraries_have_no_never_applicable_function(path):
-    assert never_applicable(load_library(Path(__file__).parents[2] / path)) == []
+    assert never_applicable(load_library(REPO / path)) == []
 
 
 def test_an_int_disequality_forced_by_bounds():

@@ -26,9 +26,9 @@ from navigator.navigation.session_format import load_session, save_session
 from navigator.navigation.step_log import FORCED, StepRecord
 from navigator.synth import sketch_to_json
 
-from .examples import sched
-from .oracle_checks import load
-from .random_problems import problems
+from tests.engine.examples import sched
+from tests.engine.oracle_checks import load
+from tests.engine.random_problems import problems
 
 
 def examples(n):

@@ -9,8 +9,8 @@ from __future__ import annotations
 from navigator.lang import parse_facts, parse_library
 from navigator.synth import Oracle
 
-from .fuseflow_snapshots import LIBRARY
-from .reference import INF, Reference
+from tests.engine.fuseflow_snapshots import LIBRARY
+from tests.engine.reference import INF, Reference
 
 FACTS = """
 [[Prop]]

@@ -8,7 +8,7 @@ import pytest
 
 from navigator.synth import ExpressionError, Oracle, sketch_from_json, sketch_to_json
 
-from .examples import sched
+from tests.engine.examples import sched
 
 
 def navigate():

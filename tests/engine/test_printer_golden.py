@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from navigator.synth import Oracle, format_node_inline, format_sketch, sketch_from_json
 
-from .examples import sched
+from tests.engine.examples import sched
 
 STEPS = [
     (0, "unfused_schedule{fused=false}"),

@@ -1,6 +1,5 @@
 """The fusion-grouping counter equals brute force, without listing any grouping."""
 
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -18,8 +17,9 @@ from fuseflow.analysis.fusion_count import count_legal_groupings
 from tests.bundled import LARGE_PROGRAMS
 from tests.dag_programs import dag_programs
 from tests.partitions import set_partitions
+from tests.paths import PROGRAMS as PROGRAMS_FOLDER
 
-PROGRAMS = sorted(p for p in (Path(__file__).resolve().parents[2] / "programs").glob("*.toml")
+PROGRAMS = sorted(p for p in PROGRAMS_FOLDER.glob("*.toml")
                   if p.stem not in LARGE_PROGRAMS)
 
 

@@ -1,7 +1,6 @@
 """Fusion chosen region by region (fuseflow.analysis.fusion_steps): every legal grouping has exactly one
 derivation, every offered step can be completed, and nothing else is reachable."""
 
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -19,8 +18,9 @@ from fuseflow.support.memory import ResourceError
 from tests.bundled import LARGE_PROGRAMS
 from tests.dag_programs import dag_programs
 from tests.partitions import set_partitions
+from tests.paths import PROGRAMS as PROGRAMS_FOLDER
 
-PROGRAMS = sorted((Path(__file__).resolve().parents[2] / "programs").glob("*.toml"))
+PROGRAMS = sorted(PROGRAMS_FOLDER.glob("*.toml"))
 
 
 def derivations(steps: FusionSteps) -> list[tuple[tuple[str, ...], ...]]:

@@ -4,7 +4,6 @@ its path and the key it most likely meant; Honeybee's FuseFlow variants read as 
 import copy
 import json
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -15,8 +14,9 @@ from fuseflow.support.errors import ScheduleError
 from fuseflow.schedule import (RegionSchedule, Schedule, default_schedule, key_problems, schedule_from_json,
                                schedule_problems, schedule_to_json)
 from fuseflow.schedule.schedule_keys import KNOWN_KEYS, LEVEL_TITLES
+from tests.paths import DOCS
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "schedule-json.md"
+SCHEDULE_JSON_DOC = DOCS / "schedule-json.md"
 ISSUE_EXAMPLE = {"stream-parallelizer": {"par_factor": [4, 1, 1]},
                  "stream-vectorizer": {"enable_block_sparse": True, "stream_shape": 16}}
 
@@ -195,7 +195,7 @@ def test_every_key_navigator_writes_is_known():
 
 
 def test_the_docs_print_the_tables_the_reader_uses():
-    text = DOCS.read_text(encoding="utf-8")
+    text = SCHEDULE_JSON_DOC.read_text(encoding="utf-8")
     for level, keys in KNOWN_KEYS.items():
         title = LEVEL_TITLES[level]
         heading = f"### {title[0].upper()}{title[1:]}\n"

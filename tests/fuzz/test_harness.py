@@ -22,8 +22,7 @@ from tests.fuzz.formats import dump_json, dump_toml
 from tests.fuzz.harness import run_case
 from tests.fuzz.outputs import named_outputs
 from tests.fuzz.runner import FILE_SIZE_LIMIT, FRESH_DEPTH, READ_LIMIT, ForkRunner, Limits
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.paths import REPO
 
 
 def run(entry, tmp_path, argv=("check", "spmm"), files=None, timeout=10.0, **options):

@@ -20,8 +20,8 @@ from navigator.llm.prompt import build_prompt, option_ids
 from navigator.navigation.session import Session
 from navigator.fuseflow.schedule_space import ScheduleSpace
 from tests.navigator.space_helpers import prefill_randomly
+from tests.paths import DOCS
 
-ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent / "golden"
 #: placeholders for what the caller supplies
 SYSTEM = "(the system message: the caller's)"
@@ -77,7 +77,7 @@ def test_gcn_prompt_at_an_order_hole(golden):
 def test_a_honeybee_problem_gets_its_goal_facts_sketch_and_menus(golden):
     from navigator.honeybee.problem import ProblemSpace
 
-    example = ROOT / "docs" / "examples" / "honeybee"
+    example = DOCS / "examples" / "honeybee"
     space = ProblemSpace.build(example / "pipeline.hb.toml", example / "pipeline.hblib.toml")
     session = Session(space.library, space.facts, oracle=space.oracle)
     context = StrategyContext.of(session)  # space None: no cost model, no data
@@ -200,7 +200,7 @@ def test_an_empty_scope_is_refused_by_the_menus():
 
 def test_docs_show_the_gcn_prompt(request):
     """docs/llm.md's gcn prompt is the one build_prompt writes (--update-golden rewrites it)."""
-    doc = ROOT / "docs" / "llm.md"
+    doc = DOCS / "llm.md"
     text = doc.read_text(encoding="utf-8")
     begin = text.index("```text\n", text.index("test_docs_show_the_gcn_prompt: begin")) + len("```text\n")
     end = text.index("```\n<!-- generated: end -->", begin)

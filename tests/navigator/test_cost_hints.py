@@ -16,7 +16,7 @@ from fuseflow.cost.hardware import load_hardware
 from navigator.fuseflow.sketch_hints import SketchHints
 from navigator.fuseflow.schedule_space import ScheduleSpace
 
-from .space_helpers import menu_completions
+from tests.navigator.space_helpers import menu_completions
 
 SMALL = {"spmm": {"N": 2, "J": 2}, "sddmm": {"N": 2, "K": 2}, "nested_matmul": {"I": 2, "J": 2, "K": 1, "L": 2}}
 #: orders cost differently here (recomputation, and operands re-read: the buffer holds 8 values)

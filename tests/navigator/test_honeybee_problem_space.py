@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -19,9 +18,9 @@ from navigator.honeybee.problem import is_honeybee_problem_file as is_problem_fi
 from navigator.lang.toml_source import parse_toml
 from navigator.navigation.replay import replay
 from navigator.navigation.sampling import UniformSampler
+from tests.paths import DOCS
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "docs" / "examples" / "honeybee"
+EXAMPLE = DOCS / "examples" / "honeybee"
 
 
 @pytest.mark.parametrize("name", bundled_program_names())

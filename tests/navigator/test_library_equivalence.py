@@ -21,7 +21,7 @@ from fuseflow.analysis.fusion_shortcuts import offered_shortcuts
 from fuseflow.analysis.unification import unify_region
 from navigator.fuseflow.schedule_space import ScheduleSpace
 
-from .space_helpers import (in_region, menu_completions, region_id_of, validator_groupings,
+from tests.navigator.space_helpers import (in_region, menu_completions, region_id_of, validator_groupings,
                             validator_region_schedules, validator_schedules)
 
 WHOLE = {"spmm": {"N": 2, "J": 2}, "sddmm": {"N": 2, "K": 2}, "nested_matmul": {"I": 2, "J": 2, "K": 1, "L": 2}}

@@ -4,11 +4,10 @@ footer and the command palette are built from, and its picture is the one the sc
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from navigator.tui.keys import KEYS
+from tests.paths import DOCS
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
 ROW = re.compile(r"^\| `(?P<key>[^`]+)` \| (?P<command>[^|]+?) \| (?P<text>[^|]+?) \|$")
 
 

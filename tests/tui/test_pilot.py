@@ -17,9 +17,8 @@ from navigator.tui.controller import Navigation
 from navigator.tui.screens import AutoDialog, ExportDialog, HelpScreen, ProposalsScreen
 from tests.llm.conftest import SECRET, files_holding
 from tests.llm.server import Behaviour
+from tests.paths import ENGINE_DATA
 
-ROOT = Path(__file__).resolve().parents[2]
-ENGINE_DATA = ROOT / "tests" / "engine" / "data"
 SESSION = Path(".navigator/session.json")
 SIZE = (100, 30)
 
