@@ -28,7 +28,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 def _is_fuzz_test(item) -> bool:
-    return (TESTS / "fuzz") in Path(str(item.path)).parents
+    return (TESTS / "harness") in Path(str(item.path)).parents
 
 
 @pytest.fixture(scope="session")

@@ -10,10 +10,10 @@ import json
 
 import pytest
 
+from harness.fake_model import best_answer, user_text
+from harness.llm_server import Behaviour
 from tests.cli.conftest import assert_user_error, clean_env
 from tests.llm.conftest import SECRET, files_holding, llm_server, refused_url  # noqa: F401 (fixtures)
-from tests.llm.fake_model import best_answer, user_text
-from tests.llm.server import Behaviour
 
 #: quick settings: one question per fill, one simulation
 QUICK = ("--model", "fake", "--iterations", "1", "--budget", "1")

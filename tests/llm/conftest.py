@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.llm.server import ChatServer, refused_port
+from harness.llm_server import ChatServer, refused_port
 
 #: a distinctive key: tests grep every file they leave behind for it
 SECRET = "sk-test-SECRET-1234"

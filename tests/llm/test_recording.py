@@ -8,11 +8,11 @@ from datetime import datetime, timezone
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from harness.llm_server import Behaviour, error_body
 from navigator.llm.config import resolve_config
 from navigator.llm.recording import Recording, RecordingChat, RecordingError, ReplayChat, load_recording
 from navigator.llm.transport import AnswerProblem, LLMConfigError, LLMUnavailable, OpenAIChat, messages_sha256
 from tests.llm.conftest import SECRET, files_holding
-from tests.llm.server import Behaviour, error_body
 
 SCHEMA = {"type": "object"}
 

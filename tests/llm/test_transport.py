@@ -6,10 +6,10 @@ import time
 
 import pytest
 
+from harness.llm_server import Behaviour, error_body
 from navigator.llm.config import resolve_config
 from navigator.llm.transport import AnswerProblem, LLMConfigError, LLMUnavailable, OpenAIChat, Reply
 from tests.llm.conftest import SECRET
-from tests.llm.server import Behaviour, error_body
 
 MESSAGES = [{"role": "system", "content": "Answer in JSON."}, {"role": "user", "content": "Fill ?3."}]
 SCHEMA = {"type": "object", "properties": {"proposals": {"type": "array"}}, "required": ["proposals"],

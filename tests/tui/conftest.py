@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from harness.fake_model import best_answer
+from harness.llm_server import Behaviour
 from tests.llm.conftest import SECRET, llm_server  # noqa: F401 (fixture)
-from tests.llm.fake_model import best_answer
-from tests.llm.server import Behaviour
 
 
 @pytest.fixture

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from harness.llm_server import Behaviour
 from navigator.workspace import ProgramSpec
 from navigator.tui.app import NavigatorApp
 from navigator.tui.controller import Navigation
 from navigator.tui.screens import AutoDialog, ExportDialog, HelpScreen, ProposalsScreen
 from tests.llm.conftest import SECRET, files_holding
-from tests.llm.server import Behaviour
 from tests.paths import ENGINE_DATA
 
 SESSION = Path(".navigator/session.json")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.tui.apps import GCN_LONG_ORDER_MENU, app, screen_text, settle
+from harness.tui_apps import GCN_LONG_ORDER_MENU, app, screen_text, settle
 
 pytestmark = pytest.mark.usefixtures("here")
 

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.fuzz.cases import CLASSES, DIRECTORY, Case, FileSpec, symlink
-from tests.fuzz.formats import dump_json, dump_toml
-from tests.fuzz.harness import run_case
-from tests.fuzz.outputs import named_outputs
-from tests.fuzz.runner import FILE_SIZE_LIMIT, FRESH_DEPTH, READ_LIMIT, ForkRunner, Limits
+from harness.fuzz.cases import CLASSES, DIRECTORY, Case, FileSpec, symlink
+from harness.fuzz.formats import dump_json, dump_toml
+from harness.fuzz.harness import run_case
+from harness.fuzz.outputs import named_outputs
+from harness.fuzz.runner import FILE_SIZE_LIMIT, FRESH_DEPTH, READ_LIMIT, ForkRunner, Limits
 from tests.paths import REPO
 
 
@@ -263,7 +263,7 @@ def test_a_traceback_on_stdout_counts_too(tmp_path):
 def test_every_valid_seed_document_survives_the_round_trip_through_the_writers(fuzz_corpus):
     import tomllib
 
-    from tests.fuzz.mutations import dump_document, parse_document
+    from harness.fuzz.mutations import dump_document, parse_document
 
     documents = [(data, "toml") for data in fuzz_corpus.programs.values()]
     documents += [(data, "json") for schedules in fuzz_corpus.schedules.values() for data in schedules]
@@ -281,7 +281,7 @@ def test_every_valid_seed_document_survives_the_round_trip_through_the_writers(f
 
 
 def test_mutations_are_reproducible_from_the_seed(fuzz_corpus):
-    from tests.fuzz.generators import generate
+    from harness.fuzz.generators import generate
 
     for klass in CLASSES:
         first = generate(klass, random.Random(f"7:{klass}"), fuzz_corpus)
@@ -297,7 +297,7 @@ def test_a_case_survives_its_json_form(tmp_path):
 
 
 def test_a_case_lays_out_files_in_its_own_folder_only(tmp_path, fuzz_corpus):
-    from tests.fuzz.generators import generate
+    from harness.fuzz.generators import generate
 
     for escaping in ("/dev/full", "../outside"):
         with pytest.raises(ValueError, match="its own folder"):
@@ -313,8 +313,8 @@ def test_valid_inputs_pass_every_check_and_every_command_succeeds(klass, fuzz_co
     """No false positives, and the fuzzer's commands reach past argument and file checks:
     unmutated, each command the class drives runs clean, and succeeds (exit 0) at least once
     (a few controls legitimately exit 2, e.g. `fill` of a hole that is not open)."""
-    from tests.fuzz.conftest import failure_report
-    from tests.fuzz.generators import COMMANDS, generate
+    from tests.harness.conftest import failure_report
+    from harness.fuzz.generators import COMMANDS, generate
 
     picked: dict[str, list[Case]] = {}
     for seed in range(400):

@@ -13,10 +13,10 @@ import json
 
 import numpy as np
 
-from tests.fuzz.cases import DIRECTORY, FIFO, Case, FileSpec, symlink
-from tests.fuzz.corpus import SPMM_DIMS, Corpus
-from tests.fuzz.formats import Raw, dump_json
-from tests.fuzz.graph_mutations import npz_bytes
+from harness.fuzz.cases import DIRECTORY, FIFO, Case, FileSpec, symlink
+from harness.fuzz.corpus import SPMM_DIMS, Corpus
+from harness.fuzz.formats import Raw, dump_json
+from harness.fuzz.graph_mutations import npz_bytes
 
 
 def _program(expressions: list[str], name: str = "hostile") -> bytes:

@@ -1,6 +1,6 @@
 """Mutations of graph files: .npz archives of CSR parts, Matrix Market, edge lists, Planetoid pickles.
 
-Like tests/fuzz/mutations.py, each function takes a `random.Random` and returns the new
+Like harness/fuzz/mutations.py, each function takes a `random.Random` and returns the new
 bytes and a note. The structural ones rebuild a valid-looking file around one lie (a
 shape of 2**62, an index past the end, a pickle naming os.system), so the loader's checks
 after the format's own are exercised; the generic text and byte mutations cover the rest.
@@ -15,7 +15,7 @@ import zipfile
 
 import numpy as np
 
-from tests.fuzz.mutations import HUGE_INTEGERS, mutate_bytes, mutate_text
+from harness.fuzz.mutations import HUGE_INTEGERS, mutate_bytes, mutate_text
 
 
 def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:

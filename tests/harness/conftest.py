@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from tests.fuzz.harness import Outcome, Tally
-from tests.fuzz.runner import ForkRunner, Limits, preload, threads_other_than_main
+from harness.fuzz.harness import Outcome, Tally
+from harness.fuzz.runner import ForkRunner, Limits, preload, threads_other_than_main
 
 #: seconds before a case counts as a hang (a valid case takes well under one)
 TIMEOUT = 15.0
@@ -19,7 +19,7 @@ _tally = Tally()
 @pytest.fixture(scope="session")
 def fuzz_runner() -> ForkRunner:
     preload()
-    assert not threads_other_than_main(), "fork after importing, before any thread starts (tests/fuzz/runner.py)"
+    assert not threads_other_than_main(), "fork after importing, before any thread starts (harness/fuzz/runner.py)"
     return ForkRunner(Limits(timeout=TIMEOUT))
 
 
@@ -30,7 +30,7 @@ def fuzz_scratch(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def fuzz_corpus(fuzz_runner, fuzz_scratch):
-    from tests.fuzz.corpus import build_corpus
+    from harness.fuzz.corpus import build_corpus
 
     return build_corpus(fuzz_runner, fuzz_scratch)
 

@@ -16,8 +16,8 @@ import tomllib
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from tests.fuzz.cases import DIRECTORY, FIFO, FileSpec, symlink
-from tests.fuzz.formats import Duplicates, Raw, dump_json, dump_toml
+from harness.fuzz.cases import DIRECTORY, FIFO, FileSpec, symlink
+from harness.fuzz.formats import Duplicates, Raw, dump_json, dump_toml
 
 # ---------------------------------------------------------------- hostile values
 

@@ -20,10 +20,10 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from tests.fuzz.cases import CLASSES
-from tests.fuzz.conftest import failure_report
-from tests.fuzz.harness import run_case
-from tests.fuzz.hostile import HOSTILE_NAMES, hostile_cases
+from harness.fuzz.cases import CLASSES
+from harness.fuzz.harness import run_case
+from harness.fuzz.hostile import HOSTILE_NAMES, hostile_cases
+from tests.harness.conftest import failure_report
 
 EXAMPLES = int(os.environ.get("NAVIGATOR_FUZZ_EXAMPLES", "60"))
 PHASES = (Phase.explicit, Phase.generate) + ((Phase.shrink,) if os.environ.get("NAVIGATOR_FUZZ_SHRINK") else ())
@@ -46,7 +46,7 @@ def test_known_hostile_input(name, hostile, fuzz_runner, fuzz_scratch, record):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(rng=st.randoms(use_true_random=False))
 def test_mutated_inputs(klass, rng, fuzz_corpus, fuzz_runner, fuzz_scratch, record):
-    from tests.fuzz.generators import generate
+    from harness.fuzz.generators import generate
 
     case = generate(klass, rng, fuzz_corpus)
     outcome = run_case(case, fuzz_runner, fuzz_scratch)

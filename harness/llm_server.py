@@ -1,4 +1,5 @@
-"""A scriptable OpenAI-compatible server on 127.0.0.1 for tests (streaming off).
+"""A scriptable OpenAI-compatible server on 127.0.0.1 for the tests and the benchmarks
+(streaming off).
 
     server = ChatServer().start()            # or the `llm_server` fixture
     server.script(["{\\"proposals\\": []}", Behaviour(status=429, headers={"Retry-After": "0.01"})])

@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.fuzz.snapshot import Change
+from harness.fuzz.snapshot import Change
 
 #: the commands that rewrite the session file under its lock
 SESSION_WRITERS = ("start", "fill", "undo", "redo")

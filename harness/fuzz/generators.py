@@ -11,10 +11,10 @@ from __future__ import annotations
 import random
 from typing import Callable
 
-from tests.fuzz.cases import CLASSES, Case, FileSpec
-from tests.fuzz.corpus import SCHEDULED_PROGRAMS, SPMM_DIMS, Corpus
-from tests.fuzz.graph_mutations import mutate_edge_list, mutate_graph_pickle, mutate_mtx, mutate_npz
-from tests.fuzz.mutations import Layout, mutate_bytes, mutate_structure, mutate_text, reshape_input, reshape_output
+from harness.fuzz.cases import CLASSES, Case, FileSpec
+from harness.fuzz.corpus import SCHEDULED_PROGRAMS, SPMM_DIMS, Corpus
+from harness.fuzz.graph_mutations import mutate_edge_list, mutate_graph_pickle, mutate_mtx, mutate_npz
+from harness.fuzz.mutations import Layout, mutate_bytes, mutate_structure, mutate_text, reshape_input, reshape_output
 
 DEFAULT_SESSION = ".navigator/session.json"
 #: values an argument mutation gives a --dim: invalid, or far beyond memory (never merely slow)

@@ -1,4 +1,5 @@
-"""A model for the tests: reads the menus out of the prompt as a real model would, and answers.
+"""A model for the tests and the benchmarks: reads the menus out of the prompt as a real model
+would, and answers.
 
 `menus(prompt)` parses the "## Menus of the holes to fill" section (navigator.llm.prompt) into
 {hole: [(id, line)]}. `best_answer` proposes, per question, the option with the lowest hinted

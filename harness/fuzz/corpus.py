@@ -29,8 +29,8 @@ import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
-from tests.fuzz.cases import remove_tree
-from tests.fuzz.runner import ForkRunner
+from harness.fuzz.cases import remove_tree
+from harness.fuzz.runner import ForkRunner
 
 REPO = Path(__file__).resolve().parents[2]
 PROGRAMS = REPO / "programs"

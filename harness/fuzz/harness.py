@@ -1,6 +1,6 @@
 """Run one fuzz case and judge it: the one place the harness's assertions live.
 
-Used by tests/fuzz/test_fuzz_cli.py (a bounded run under pytest) and benchmarks/fuzz.py
+Used by tests/harness/test_fuzz_cli.py (a bounded run under pytest) and benchmarks/fuzz.py
 (a long run). A case's folder holds `root/` (the case's files; the command's working
 directory; snapshotted before and after), `io/` (the child's stdout and stderr) and
 `crash/` (NAVIGATOR_CRASH_DIR).
@@ -15,7 +15,7 @@ Hard failures (the pytest fails on any):
   memory          peak RSS above the limit
   modified-files  a file changed that the command line does not name as an output
   huge-output     more than 16 MiB on stdout or stderr, or a file of over 64 MiB written
-                  (a file hitting the RLIMIT_FSIZE cap of tests/fuzz/runner.py counts too)
+                  (a file hitting the RLIMIT_FSIZE cap of harness/fuzz/runner.py counts too)
   error-line      exit 2 whose last line on stderr does not start with "navigator: error:"
 Contract findings (counted and reported, never failing the pytest):
   no-location     the error line names no file, key or argument (`WHERE: MESSAGE`)
@@ -33,10 +33,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.fuzz.cases import CLASSES, Case, remove_tree
-from tests.fuzz.outputs import NamedOutputs, named_outputs, parse_arguments, unexpected_changes
-from tests.fuzz.runner import ForkRunner, Limits, RunResult, Running
-from tests.fuzz.snapshot import Change, compare, take_snapshot
+from harness.fuzz.cases import CLASSES, Case, remove_tree
+from harness.fuzz.outputs import NamedOutputs, named_outputs, parse_arguments, unexpected_changes
+from harness.fuzz.runner import ForkRunner, Limits, RunResult, Running
+from harness.fuzz.snapshot import Change, compare, take_snapshot
 
 #: peak resident memory a case may use (the forked child starts with the parent's pages)
 RSS_LIMIT_KIB = 1536 * 1024
@@ -181,7 +181,7 @@ class CaseRun:
         self.rss_limit_kib = rss_limit_kib
         self.keep = keep
         self.folder = Path(tempfile.mkdtemp(prefix=f"{case.klass}-", dir=scratch))
-        # The cache lives beside root, outside the snapshot: a command may write it (tests/fuzz/outputs.py).
+        # The cache lives beside root, outside the snapshot: a command may write it (harness/fuzz/outputs.py).
         self.root, io_folder, self.crash, cache = (self.folder / name for name in ("root", "io", "crash", "cache"))
         for folder in (self.root, io_folder, self.crash):
             folder.mkdir()
