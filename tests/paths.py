@@ -11,5 +11,5 @@ DOCS = REPO / "docs"
 PROGRAMS = REPO / "programs"
 #: the real graphs (cora.npz, ...), beside the repository; tests that need them skip without them
 DATASETS = REPO.parent / "shared" / "datasets"
-#: the engine tests' Honeybee libraries and fact programs (sched, check/, codegen/, fuseflow/)
-ENGINE_DATA = TESTS / "engine" / "data"
+#: Honeybee libraries and fact programs of the navigator tests (sched, check/, codegen/, fuseflow/)
+NAVIGATOR_DATA = TESTS / "navigator" / "data"

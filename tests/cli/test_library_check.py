@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import GOLDEN, assert_user_error, check_schema
-from tests.paths import ENGINE_DATA, REPO
+from tests.paths import NAVIGATOR_DATA, REPO
 
-CHECK = ENGINE_DATA / "check"
-SCHED = ENGINE_DATA
+CHECK = NAVIGATOR_DATA / "check"
+SCHED = NAVIGATOR_DATA
 
 
 @pytest.fixture

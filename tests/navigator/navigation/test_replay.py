@@ -9,8 +9,8 @@ import pytest
 from navigator.navigation.replay import load_target, replay
 from navigator.synth import ExpressionError, Oracle, sketch_to_json
 
-from tests.engine.examples import recursive, sched
-from tests.engine.test_printer_golden import STEPS
+from tests.navigator.synth.examples import recursive, sched
+from tests.navigator.synth.test_printer_golden import STEPS
 
 
 def complete_target():

@@ -6,7 +6,7 @@ from __future__ import annotations
 from navigator.lang import parse_facts, parse_library
 from navigator.synth import Oracle
 
-from tests.engine.reference import INF, Reference
+from tests.navigator.synth.reference import INF, Reference
 
 
 def load(texts):

@@ -25,8 +25,8 @@ from navigator.synth import App, Hole, Oracle, Sketch, format_sketch, node_to_js
 from fuseflow.support.readers import dumps_deep, recursion_room
 from navigator.synth.sketch import MAX_SKETCH_DEPTH, SKETCH_JSON_NESTING, SketchTooDeep
 
-from tests.engine.oracle_checks import load
-from tests.engine.random_problems import problems
+from tests.navigator.synth.oracle_checks import load
+from tests.navigator.synth.random_problems import problems
 
 SUCC = '[Prop.Succ]\nparams.n = "Int"\nparams.next = "Int"\n'
 

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from navigator.lang import load_facts, load_library, parse_facts, parse_library
+from tests.paths import NAVIGATOR_DATA
 
-DATA = Path(__file__).parent / "data"
-SCHED_LIBRARY = DATA / "sched.hblib.toml"
-SCHED_FACTS = DATA / "sched.hb.toml"
+SCHED_LIBRARY = NAVIGATOR_DATA / "sched.hblib.toml"
+SCHED_FACTS = NAVIGATOR_DATA / "sched.hb.toml"
 
 
 def sched():

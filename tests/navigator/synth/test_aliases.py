@@ -22,11 +22,11 @@ from navigator.navigation.session import Session
 from navigator.synth import UNBOUNDED, Count, Oracle
 from navigator.synth.count import total
 
-from tests.engine.oracle_checks import as_ref, load
-from tests.engine.random_problems import problems
-from tests.engine.reference import INF, Reference
-from tests.engine.test_hostile_libraries import with_marks
-from tests.engine.test_oracle_properties import fill, max_size
+from tests.navigator.synth.oracle_checks import as_ref, load
+from tests.navigator.synth.random_problems import problems
+from tests.navigator.synth.reference import INF, Reference
+from tests.navigator.lang.test_hostile_libraries import with_marks
+from tests.navigator.synth.test_oracle_properties import fill, max_size
 
 # A plan of two parts, each one of three picks: 9 programs. `quick` is a shortcut to one of
 # them; `preset` builds a Part{v=7} that nothing else builds.

@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from navigator.navigation.replay import replay
 from navigator.synth import Oracle, sketch_to_json
 
-from tests.engine.oracle_checks import as_ref, assert_oracle_matches_reference, load
-from tests.engine.random_problems import problems
-from tests.engine.reference import INF, Reference
+from tests.navigator.synth.oracle_checks import as_ref, assert_oracle_matches_reference, load
+from tests.navigator.synth.random_problems import problems
+from tests.navigator.synth.reference import INF, Reference
 
 def examples(n):
     return settings(max_examples=n, deadline=None,

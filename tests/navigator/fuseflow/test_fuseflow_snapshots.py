@@ -16,7 +16,7 @@ import pytest
 
 from navigator.synth import Oracle
 
-from tests.engine.fuseflow_snapshots import BASELINE, SNAPSHOTS, load, walk
+from tests.navigator.fuseflow.fuseflow_snapshots import BASELINE, SNAPSHOTS, load, walk
 
 BASE = json.loads(BASELINE.read_text(encoding="utf-8"))
 

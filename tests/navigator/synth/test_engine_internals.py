@@ -19,9 +19,9 @@ import navigator.synth.solver as solver
 from navigator.lang import parse_facts, parse_library
 from navigator.synth import UNBOUNDED, Count, Oracle
 
-from tests.engine.oracle_checks import as_ref, assert_oracle_matches_reference, load
-from tests.engine.random_problems import problems
-from tests.engine.reference import Reference
+from tests.navigator.synth.oracle_checks import as_ref, assert_oracle_matches_reference, load
+from tests.navigator.synth.random_problems import problems
+from tests.navigator.synth.reference import Reference
 
 
 @pytest.fixture

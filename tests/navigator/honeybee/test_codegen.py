@@ -14,8 +14,10 @@ from navigator.honeybee import codegen
 from navigator.honeybee.codegen import CodegenError
 from navigator.lang import parse_library
 from navigator.synth.json_form import sketch_from_json
+from tests.paths import NAVIGATOR_DATA
 
-DATA = Path(__file__).parent / "data" / "codegen"
+DATA = NAVIGATOR_DATA / "codegen"
+GOLDEN = Path(__file__).parent / "golden"
 LIBRARY_TEXT = (DATA / "pipeline.hblib.toml").read_text(encoding="utf-8")
 EXPRESSION = json.loads((DATA / "pipeline.json").read_text(encoding="utf-8"))
 
@@ -34,12 +36,12 @@ def combine(first, second, fused=True):
                     {"first": first, "second": second}]}
 
 
-def test_program_matches_golden(engine_golden):
-    engine_golden("codegen_pipeline.py.txt", codegen.python_program(library(), EXPRESSION))
+def test_program_matches_golden(golden):
+    golden(GOLDEN / "codegen_pipeline.py.txt", codegen.python_program(library(), EXPRESSION))
 
 
-def test_notebook_matches_golden(engine_golden):
-    engine_golden("codegen_pipeline.ipynb.txt", codegen.notebook(library(), EXPRESSION))
+def test_notebook_matches_golden(golden):
+    golden(GOLDEN / "codegen_pipeline.ipynb.txt", codegen.notebook(library(), EXPRESSION))
 
 
 def test_steps_come_in_post_order_with_fresh_names():
@@ -125,7 +127,7 @@ def test_a_bad_hyperparameter_is_refused():
 
 def test_has_code():
     assert codegen.has_code(library())
-    plain = (Path(__file__).parent / "data" / "sched.hblib.toml").read_text(encoding="utf-8")
+    plain = (NAVIGATOR_DATA / "sched.hblib.toml").read_text(encoding="utf-8")
     assert not codegen.has_code(parse_library(plain))
 
 

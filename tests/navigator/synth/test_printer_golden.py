@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from navigator.synth import Oracle, format_node_inline, format_sketch, sketch_from_json
 
-from tests.engine.examples import sched
+from tests.navigator.synth.examples import sched
+
+GOLDEN = Path(__file__).parent / "golden"
 
 STEPS = [
     (0, "unfused_schedule{fused=false}"),
@@ -29,21 +33,21 @@ def walk():
         yield sketch
 
 
-def test_navigation_printed_at_every_step(engine_golden):
+def test_navigation_printed_at_every_step(golden):
     blocks = []
     for index, sketch in enumerate(walk()):
         blocks.append(f"## after {index} steps\n{format_sketch(sketch)}\n")
-    engine_golden("navigation.txt", "\n".join(blocks))
+    golden(GOLDEN / "navigation.txt", "\n".join(blocks))
 
 
-def test_hole_types_and_narrow_width(engine_golden):
+def test_hole_types_and_narrow_width(golden):
     sketches = list(walk())
     text = "\n\n".join([
         format_sketch(sketches[3], hole_types=True),
         format_sketch(sketches[-1], width=40),
         format_node_inline(sketches[-1].root),
     ])
-    engine_golden("narrow_and_typed.txt", text + "\n")
+    golden(GOLDEN / "narrow_and_typed.txt", text + "\n")
 
 
 def test_fits_on_one_line_when_short():
@@ -56,7 +60,7 @@ def test_fits_on_one_line_when_short():
         "unfused_schedule{fused=false}(", "  grouping=?1,", "  r0=?2,", "  r1=?3,", ")"]
 
 
-def test_deep_tree_from_json(engine_golden):
+def test_deep_tree_from_json(golden):
     library, facts = sched()
     sketch = sketch_from_json({"App": [
         {"name": "fused_schedule", "metadata": {"fused": True}, "arity": ["grouping", "r0"]},
@@ -68,4 +72,4 @@ def test_deep_tree_from_json(engine_golden):
                              "region": 0, "order": "i j", "level": 0, "extent": 64, "factor": 1},
                              "arity": ["order"]}, {"order": {"Hole": 12}}]}}]}}]},
         library, facts.goal.type)
-    engine_golden("deep_from_json.txt", format_sketch(sketch, width=60, hole_types=True) + "\n")
+    golden(GOLDEN / "deep_from_json.txt", format_sketch(sketch, width=60, hole_types=True) + "\n")

@@ -9,8 +9,8 @@ from __future__ import annotations
 from navigator.lang import parse_facts, parse_library
 from navigator.synth import Oracle
 
-from tests.engine.fuseflow_snapshots import LIBRARY
-from tests.engine.reference import INF, Reference
+from tests.navigator.fuseflow.fuseflow_snapshots import LIBRARY
+from tests.navigator.synth.reference import INF, Reference
 
 FACTS = """
 [[Prop]]

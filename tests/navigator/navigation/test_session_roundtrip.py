@@ -17,9 +17,9 @@ from navigator.navigation.session import Session
 from navigator.navigation.session_errors import SessionError
 from navigator.navigation.step_log import StepRecord
 
-from tests.engine.examples import recursive, sched
-from tests.engine.oracle_checks import load
-from tests.engine.random_problems import problems
+from tests.navigator.synth.examples import recursive, sched
+from tests.navigator.synth.oracle_checks import load
+from tests.navigator.synth.random_problems import problems
 
 #: steps and undos are drawn more often than the rest, so that the redo stack often holds several
 ACTIONS = ("apply", "apply", "apply", "command", "command", "default", "undo", "undo", "redo", "undo_command",
