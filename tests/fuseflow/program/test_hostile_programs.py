@@ -8,7 +8,7 @@ from navigator.fuseflow.facts import GeneratedFacts, toml_string
 from fuseflow.program.frontend import parse_program
 from tests.cli.conftest import assert_user_error
 
-from tests.fuseflow.test_bad_programs import BAD_PROGRAMS
+from tests.fuseflow.program.test_bad_programs import BAD_PROGRAMS
 
 # Python keywords and builtins as program, dimension, tensor, op and index names: they are data
 # everywhere (fact files, schedule JSON, the exported script), never code.

@@ -22,7 +22,7 @@ from fuseflow.schedule import default_schedule, save_schedule
 from simulator.program_data import input_allocations, materialize
 from simulator.reference import evaluate_program
 from tests.cli.conftest import InProcess, assert_user_error
-from tests.data_loaders.capped import run_capped
+from tests.fuseflow.data.capped import run_capped
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from fuseflow.analysis.fusion import canonical, fully_fused, grouping_problem, l
 from fuseflow.analysis.fusion_steps import count_groupings
 from fuseflow.analysis.unification import UnificationError, unify_region
 
-from tests.fuseflow.random_programs import programs
+from tests.fuseflow.analysis.random_programs import programs
 from tests.partitions import set_partitions
 
 

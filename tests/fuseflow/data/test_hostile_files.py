@@ -36,7 +36,7 @@ from fuseflow.data import (
 from fuseflow.support.errors import UserError
 from fuseflow.support.memory import ResourceError, set_max_memory
 from tests.cli.conftest import InProcess, assert_user_error
-from tests.data_loaders.capped import run_capped
+from tests.fuseflow.data.capped import run_capped
 
 MTX = "%%MatrixMarket matrix coordinate real general\n"
 
@@ -414,7 +414,7 @@ def test_preprocessing_is_checked_as_a_whole_before_its_first_step(tmp_path):
     then add 100 million entries; the plan must be refused before that step, not after."""
     path = tmp_path / "id99m.txt"
     path.write_text("".join(f"{i} {i + 1}\n" for i in range(200_000)) + "0 99999999\n")
-    [[outcome, message]] = run_capped([("tests.data_loaders.capped", "load_and_preprocess", [str(path)], {})],
+    [[outcome, message]] = run_capped([("tests.fuseflow.data.capped", "load_and_preprocess", [str(path)], {})],
                                       max_memory="4G")
     assert outcome == "refused", (outcome, message)
     assert "preprocessing a 100,000,000-vertex adjacency into up to 100,400,002 entries" in message

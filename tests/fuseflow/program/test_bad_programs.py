@@ -218,7 +218,7 @@ BAD_PROGRAMS += [
      ["tensors.M.pattern.random", "random must be a whole number of blocks from 0 to 4096, got -1"]),
     ("bigbird even window", _tensor('M = { shape = ["N", "N"], source = "bigbird", block = 2, '
                                     'pattern = { window = 2 } }'), ["window must be odd", "window = 3"]),
-    # repeated blocks (tests/fuseflow/test_repeats.py has the rest): what the frontend checks itself
+    # repeated blocks (tests/fuseflow/program/test_repeats.py has the rest): what the frontend checks itself
     ("placeholder in a top-level tensor", _tensor('"W{l}" = { shape = ["F", "F"], source = "random" }'),
      ["a placeholder in a tensor's name is read only in a repeated block", "tensors.'W{l}'"]),
     ("tensor declared by a block and at the top", _dims("layers = 2").replace(
