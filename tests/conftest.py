@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli import SMALL_SPMM, InProcess, Navigator
 from tests.paths import DATASETS, TESTS
 
 
@@ -86,3 +87,26 @@ def shared_datasets():
     if not DATASETS.is_dir():
         pytest.skip("../shared/datasets is not beside the repository")
     return DATASETS
+
+
+# -- the command line (tests/cli.py) --------------------------------------------------------
+
+
+@pytest.fixture
+def nav(tmp_path) -> Navigator:
+    """Runs `python -m navigator` in a subprocess, in tmp_path."""
+    return Navigator(tmp_path)
+
+
+@pytest.fixture
+def cli(tmp_path, capsys, monkeypatch) -> InProcess:
+    """Runs navigator.cli.main in this process, with tmp_path as the working directory."""
+    return InProcess(tmp_path, capsys, monkeypatch)
+
+
+@pytest.fixture
+def spmm_session(cli) -> Path:
+    """A session on spmm with N=2, J=2 (32 schedules) in the test's directory, filled hole by hole
+    (--no-forced: no hole is filled for the user)."""
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
+    return cli.cwd / ".navigator" / "session.json"

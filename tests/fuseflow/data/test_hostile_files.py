@@ -35,7 +35,7 @@ from fuseflow.data import (
 )
 from fuseflow.support.errors import UserError
 from fuseflow.support.memory import ResourceError, set_max_memory
-from tests.cli.conftest import InProcess, assert_user_error
+from tests.cli import InProcess, assert_user_error
 from tests.fuseflow.data.capped import run_capped
 
 MTX = "%%MatrixMarket matrix coordinate real general\n"

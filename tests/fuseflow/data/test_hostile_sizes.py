@@ -21,7 +21,7 @@ from fuseflow.support.memory import ResourceError, set_max_memory
 from fuseflow.schedule import default_schedule, save_schedule
 from simulator.program_data import input_allocations, materialize
 from simulator.reference import evaluate_program
-from tests.cli.conftest import InProcess, assert_user_error
+from tests.cli import InProcess, assert_user_error
 from tests.fuseflow.data.capped import run_capped
 
 

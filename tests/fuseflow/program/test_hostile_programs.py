@@ -6,7 +6,7 @@ import pytest
 
 from navigator.fuseflow.facts import GeneratedFacts, toml_string
 from fuseflow.program.frontend import parse_program
-from tests.cli.conftest import assert_user_error
+from tests.cli import assert_user_error
 
 from tests.fuseflow.program.test_bad_programs import BAD_PROGRAMS
 

@@ -21,7 +21,7 @@ from fuseflow.schedule import Schedule, default_region_schedule, default_schedul
 from fuseflow.analysis.unification import unify_region
 from fuseflow.schedule.space_size import schedule_space_size
 from fuseflow.program.binding import bind
-from tests.cli.conftest import assert_user_error
+from tests.cli import assert_user_error
 
 HEAD = '''name = "limits"
 [dims]

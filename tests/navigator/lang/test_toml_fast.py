@@ -117,7 +117,7 @@ def test_fact_files_take_the_fast_path():
 
 def test_a_long_name_in_dotted_key_style_is_read_fast_and_right():
     # A 29-character Prop name in this style took 57 s (exponential backtracking); the
-    # rule against such patterns is tests/navigator/test_regex_backtracking.py.
+    # rule against such patterns is tests/navigator/lang/test_regex_backtracking.py.
     text = f'[[Prop]]\nname = "{"N" * 200}"\nargs.x = 1\nargs.y = "v w"\n\n[Goal]\nname = "G"\nargs.count = 3\n'
     fast = parse_simple_toml(text)
     assert fast is not None and strict(fast) == strict(tomllib.loads(text))
