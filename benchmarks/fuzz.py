@@ -1,4 +1,4 @@
-"""The fuzz harness of tests/fuzz, run for longer: cases per class, failures, hangs, exit codes.
+"""The fuzz harness (harness/fuzz), run for longer: cases per class, failures, hangs, exit codes.
 
     python benchmarks/fuzz.py                        # 10,000 cases, seed 1, 2 at a time
     python benchmarks/fuzz.py --cases 500 --seed 7 --jobs 1
@@ -8,10 +8,10 @@
     python benchmarks/fuzz.py --replay-hostile schedule-nan
 
 Every case is generated from (seed, index) by the same code as the pytest run
-(tests/fuzz/generators.py), driven by random.Random(f"{seed}:{index}") instead of
-Hypothesis; the issue's known hostile inputs (tests/fuzz/hostile.py) run first. Each case
-runs in a child forked from this process (tests/fuzz/runner.py) and is judged by
-tests/fuzz/harness.py. Prints one JSON object. Target: 0 tracebacks and 0 hangs in 10,000
+(harness/fuzz/generators.py), driven by random.Random(f"{seed}:{index}") instead of
+Hypothesis; the issue's known hostile inputs (harness/fuzz/hostile.py) run first. Each case
+runs in a child forked from this process (harness/fuzz/runner.py) and is judged by
+harness/fuzz/harness.py. Prints one JSON object. Target: 0 tracebacks and 0 hangs in 10,000
 cases. A replay keeps the case's folder and prints its path, so the command can be rerun
 there by hand (`cd FOLDER/root && navigator ARGV`).
 """
@@ -31,13 +31,13 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # 
     os.environ.setdefault(_name, "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.fuzz.cases import CLASSES, Case, remove_tree  # noqa: E402
-from tests.fuzz.harness import CaseRun, Tally  # noqa: E402
-from tests.fuzz.runner import ForkRunner, Limits, preload, threads_other_than_main  # noqa: E402
+from harness.fuzz.cases import CLASSES, Case, remove_tree  # noqa: E402
+from harness.fuzz.harness import CaseRun, Tally  # noqa: E402
+from harness.fuzz.runner import ForkRunner, Limits, preload, threads_other_than_main  # noqa: E402
 
 
 def case_of(seed: int, index: int, corpus) -> Case:
-    from tests.fuzz.generators import generate
+    from harness.fuzz.generators import generate
 
     rng = random.Random(f"{seed}:{index}")
     return generate(CLASSES[index % len(CLASSES)], rng, corpus)
@@ -104,8 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="navigator-fuzz-"))
     replaying = args.replay or args.replay_case or args.replay_hostile
     try:
-        from tests.fuzz.corpus import build_corpus
-        from tests.fuzz.hostile import hostile_cases
+        from harness.fuzz.corpus import build_corpus
+        from harness.fuzz.hostile import hostile_cases
 
         started = time.perf_counter()
         if args.replay:

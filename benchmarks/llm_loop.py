@@ -2,7 +2,7 @@
 
 A round is one request to the model: the prompt is built, sent, the answer parsed, validated
 and its proposals applied and ranked. The server answers at once with the tests' fake model
-(tests/llm/fake_model.py: it reads the menus out of the prompt), so what is measured is the
+(harness/fake_model.py: it reads the menus out of the prompt), so what is measured is the
 loop, not a model. For each fill:
 
 - `loop_seconds_per_round` = (wall time of the plan - time inside the chat client - time
@@ -57,8 +57,8 @@ def one_fill(spec, space, picks, hole: int, scope: str, url: str) -> dict:
 
 def main() -> None:
     from navigator.workspace.spec import ProgramSpec
-    from tests.llm.fake_model import best_answer
-    from tests.llm.server import Behaviour, ChatServer
+    from harness.fake_model import best_answer
+    from harness.llm_server import Behaviour, ChatServer
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)

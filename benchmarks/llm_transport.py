@@ -25,7 +25,7 @@ from navigator.llm.config import resolve_config  # noqa: E402
 from navigator.llm.recording import Recording, RecordingChat  # noqa: E402
 from navigator.llm.recording import ReplayChat  # noqa: E402
 from navigator.llm.transport import OpenAIChat  # noqa: E402
-from tests.llm.server import ChatServer  # noqa: E402
+from harness.llm_server import ChatServer  # noqa: E402
 
 SCHEMA = {"type": "object", "properties": {"proposals": {"type": "array"}}}
 

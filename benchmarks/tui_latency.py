@@ -45,7 +45,7 @@ async def measure(program: str, presses: int, evaluate: bool) -> dict:
     from navigator.workspace import ProgramSpec
     from navigator.tui.app import NavigatorApp
     from navigator.tui.controller import Navigation
-    from tests.tui.apps import SESSION, settle
+    from harness.tui_apps import SESSION, settle
 
     start = time.perf_counter()
     navigation, note = Navigation.open(SESSION, ProgramSpec.from_user(program, None, {}, None))

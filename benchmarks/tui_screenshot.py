@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from fuseflow.support.files import write_text_atomic  # noqa: E402
-from tests.tui.apps import app, settle  # noqa: E402
+from harness.tui_apps import app, settle  # noqa: E402
 
 #: gcn: schedule, fuse, the regions aggregate1+transform1+activate1 and aggregate2+transform2+bias2;
 #: the first open hole is then the first region's order (12 legal orders)

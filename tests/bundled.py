@@ -6,7 +6,7 @@ from fuseflow.program.bundled import bundled_program_names
 #: budget: transformer_block has about 1.7 million, transformer12 about 4e76). Only the tests that
 #: enumerate groupings (comparing against `fusion.legal_groupings`, or simulating many of them)
 #: leave them out; navigation, counting and the fusion steps are tested on them
-#: (tests/fuseflow/test_fusion_steps.py, tests/cli/test_large_programs.py).
+#: (tests/fuseflow/analysis/test_fusion_steps.py, tests/navigator/commands/test_large_programs.py).
 LARGE_PROGRAMS = frozenset({"transformer_block", "transformer12"})
 
 

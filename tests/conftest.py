@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED_DATASETS = REPO.parent / "shared" / "datasets"
+from tests.cli import SMALL_SPMM, InProcess, Navigator
+from tests.paths import DATASETS, TESTS
 
 
 def pytest_addoption(parser):
@@ -29,7 +29,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 def _is_fuzz_test(item) -> bool:
-    return (REPO / "tests" / "fuzz") in Path(str(item.path)).parents
+    return (TESTS / "harness") in Path(str(item.path)).parents
 
 
 @pytest.fixture(scope="session")
@@ -84,6 +84,29 @@ def golden(request):
 
 @pytest.fixture
 def shared_datasets():
-    if not SHARED_DATASETS.is_dir():
+    if not DATASETS.is_dir():
         pytest.skip("../shared/datasets is not beside the repository")
-    return SHARED_DATASETS
+    return DATASETS
+
+
+# -- the command line (tests/cli.py) --------------------------------------------------------
+
+
+@pytest.fixture
+def nav(tmp_path) -> Navigator:
+    """Runs `python -m navigator` in a subprocess, in tmp_path."""
+    return Navigator(tmp_path)
+
+
+@pytest.fixture
+def cli(tmp_path, capsys, monkeypatch) -> InProcess:
+    """Runs navigator.cli.main in this process, with tmp_path as the working directory."""
+    return InProcess(tmp_path, capsys, monkeypatch)
+
+
+@pytest.fixture
+def spmm_session(cli) -> Path:
+    """A session on spmm with N=2, J=2 (32 schedules) in the test's directory, filled hole by hole
+    (--no-forced: no hole is filled for the user)."""
+    cli("start", "spmm", *SMALL_SPMM, "--no-forced", ok=True)
+    return cli.cwd / ".navigator" / "session.json"

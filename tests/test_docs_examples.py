@@ -2,7 +2,6 @@
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -11,8 +10,8 @@ from fuseflow.program.bundled import resolve_program
 from fuseflow.support.errors import ScheduleError
 from fuseflow.program.frontend import parse_program
 from fuseflow.schedule import schedule_from_json, schedule_problems
+from tests.paths import DOCS
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
 BLOCK = re.compile(r"^```(\w+) ([^\n]*)\n(.*?)^```", re.S | re.M)
 
 

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 
-from tests.conftest import REPO, SHARED_DATASETS
+from tests.paths import DATASETS, REPO
 
 README = REPO / "README.md"
 CONSOLE = re.compile(r"^```console\n(.*?)^```", re.S | re.M)
@@ -41,7 +41,7 @@ def test_the_readme_examples_run_in_order_in_an_empty_directory(tmp_path):
         f"no navigator in {os.path.dirname(sys.executable)}: install this checkout (pip install -e '.[test]')"
     work = tmp_path / "work"      # empty; ../shared/datasets beside it, as beside the repository
     work.mkdir()
-    shared = SHARED_DATASETS.parent
+    shared = DATASETS.parent
     if shared.is_dir():
         (tmp_path / "shared").symlink_to(shared, target_is_directory=True)
     ran = []

@@ -23,7 +23,7 @@ from typing import Any
 
 # Repeats are possessive (*+, ++): none of them can give back characters that what follows
 # could use, and without backtracking a near-miss line costs linear time, not exponential
-# (a string with one stray quote took minutes; tests/navigator/test_regex_backtracking.py).
+# (a string with one stray quote took minutes; tests/navigator/lang/test_regex_backtracking.py).
 _WS = r"[ \t]*+"
 _BARE = r"[A-Za-z0-9_-]++"
 # A basic string: no raw control characters but tab, and only the short escapes.

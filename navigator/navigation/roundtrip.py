@@ -2,7 +2,7 @@
 
 As TVM's `verify_trace_roundtrip` does for a schedule's trace: the state must be a function
 of the step log, and the file must hold everything the state is made of. Tests call it after
-random navigations (tests/engine/test_session_roundtrip.py).
+random navigations (tests/navigator/navigation/test_session_roundtrip.py).
 """
 
 from __future__ import annotations

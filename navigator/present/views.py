@@ -1,7 +1,7 @@
 """What session commands print: the text people read and the JSON documents scripts read.
 
 Every JSON document carries `format` and `version`; docs/session-json.md describes them and
-tests/cli/schemas/ holds their JSON Schemas. Within a version, fields are only ever added.
+tests/schemas/ holds their JSON Schemas. Within a version, fields are only ever added.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Every key of the main screen, once: the help screen, the footer, the command palette and the
-docs' key table (checked by tests/tui/test_docs.py) are all read from here."""
+docs' key table (checked by tests/navigator/tui/test_docs.py) are all read from here."""
 
 from __future__ import annotations
 

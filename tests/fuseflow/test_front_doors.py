@@ -7,11 +7,11 @@ import importlib
 import pkgutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.paths import REPO
+
 FACADES = ["fuseflow", "fuseflow.support", "fuseflow.program", "fuseflow.analysis", "fuseflow.schedule",
            "fuseflow.cost", "fuseflow.data", "fuseflow.lower"]
 

@@ -21,7 +21,7 @@ from navigator.navigation.roundtrip import verify_session_roundtrip
 from navigator.navigation.session import Session
 from navigator.navigation.session_format import load_session, save_session
 from navigator.fuseflow.schedule_space import ScheduleSpace
-from tests.navigator.space_helpers import menu_completions, prefill_randomly
+from tests.navigator.fuseflow.space_helpers import menu_completions, prefill_randomly
 
 SMALL = {"spmm": {"N": 2, "J": 2}, "sddmm": {"N": 2, "K": 2}, "gcn": {"N": 1, "F": 1, "H": 1, "C": 1}}
 STRATEGIES = ("default", "heuristic", "exhaustive", "beam", "anneal")

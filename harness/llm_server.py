@@ -1,0 +1,243 @@
+"""A scriptable OpenAI-compatible server on 127.0.0.1 for the tests and the benchmarks
+(streaming off).
+
+    server = ChatServer().start()            # or the `llm_server` fixture
+    server.script(["{\\"proposals\\": []}", Behaviour(status=429, headers={"Retry-After": "0.01"})])
+    server.responder = lambda request: Behaviour(content=answer_for(request["messages"]))
+    client points at server.url ("http://127.0.0.1:PORT/v1")
+    server.requests[-1].body["response_format"], server.requests[-1].headers["authorization"]
+
+Each POST /v1/chat/completions consumes the next scripted behaviour, or asks `responder`
+once the script is empty. GET /v1/models lists `models`. Server-level switches:
+`supports_response_format = False` answers 400 to any request carrying response_format,
+`api_key` (when set) answers 401 unless the request sends `Authorization: Bearer <api_key>`,
+`models` (when `check_model`) answers 404 to a request for another model.
+
+The openai client waits what Retry-After asks only when it is above 0 (fractions allowed);
+otherwise it backs off 0.5 s, 1 s, ... So tests that want fast retries send
+`Retry-After: 0.01` rather than 0.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+
+@dataclass
+class Behaviour:
+    """How the server answers one request.
+
+    content         the assistant's text, wrapped in a chat.completion with usage
+    finish_reason   of the single choice ("stop", "length", ...)
+    no_choices      answer a chat.completion whose choices list is empty
+    status, body    any other status: `body` (a dict is sent as JSON; None gives an OpenAI-style
+                    error body) with `headers` (e.g. {"Retry-After": "0.01"})
+    delay           seconds to wait before answering (for timeouts)
+    reject_response_format  answer 400 (OpenAI-style) when the request carries response_format,
+                    leaving this behaviour queued for the next request
+    raw             a 200 body sent as is, with content type text/plain (not JSON)
+    """
+    content: str | None = ""
+    finish_reason: str | None = "stop"
+    no_choices: bool = False
+    status: int = 200
+    body: str | dict | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    reject_response_format: bool = False
+    raw: str | None = None
+    usage: dict | None = None
+
+
+@dataclass
+class Received:
+    method: str
+    path: str
+    #: header names in lower case
+    headers: dict[str, str]
+    body: Any
+
+
+def error_body(message: str, kind: str = "invalid_request_error", code: str | None = None) -> dict:
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+class ChatServer:
+    def __init__(self, models: tuple[str, ...] = ("test-model",)):
+        self.models = list(models)
+        self.check_model = False
+        self.supports_response_format = True
+        self.api_key: str | None = None
+        self.responder: Callable[[dict], Behaviour | str] = lambda request: Behaviour(content="{}")
+        self.requests: list[Received] = []
+        self._queue: deque[Behaviour | str] = deque()
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------ control
+
+    def start(self) -> ChatServer:
+        server = self
+
+        class Handler(_Handler):
+            owner = server
+
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        httpd.daemon_threads = True
+        httpd.block_on_close = False  # a handler still sleeping for a `delay` must not hold up the test
+        self._httpd = httpd
+        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "start() the server first"
+        return self._httpd.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def script(self, behaviours: list[Behaviour | str]) -> None:
+        """Queue behaviours, one per request (a string is Behaviour(content=that string))."""
+        with self._lock:
+            self._queue.extend(behaviours)
+
+    @property
+    def pending(self) -> int:
+        return len(self._queue)
+
+    @property
+    def chat_requests(self) -> list[Received]:
+        return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    # ------------------------------------------------------------ answering
+
+    def _behaviour_for(self, request: dict) -> Behaviour:
+        carries_format = "response_format" in request
+        with self._lock:
+            if carries_format and not self.supports_response_format:
+                return _rejection()
+            if self._queue:
+                head = _as_behaviour(self._queue[0])
+                if head.reject_response_format and carries_format:
+                    return _rejection()  # stays queued for the resend without response_format
+                self._queue.popleft()
+                return head
+        return _as_behaviour(self.responder(request))
+
+    def _completion(self, request: dict, behaviour: Behaviour) -> dict:
+        prompt_tokens = sum(len(str(m.get("content", ""))) // 4 + 1 for m in request.get("messages", []))
+        content = behaviour.content or ""
+        usage = behaviour.usage if behaviour.usage is not None else {
+            "prompt_tokens": prompt_tokens, "completion_tokens": len(content) // 4 + 1,
+            "total_tokens": prompt_tokens + len(content) // 4 + 1}
+        choices = [] if behaviour.no_choices else [{
+            "index": 0, "message": {"role": "assistant", "content": behaviour.content},
+            "finish_reason": behaviour.finish_reason, "logprobs": None}]
+        return {"id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": int(time.time()),
+                "model": request.get("model", "unknown"), "choices": choices, "usage": usage}
+
+
+def _as_behaviour(value: Behaviour | str) -> Behaviour:
+    return Behaviour(content=value) if isinstance(value, str) else value
+
+
+def _rejection() -> Behaviour:
+    return Behaviour(status=400, body=error_body("response_format json_schema is not supported by this server",
+                                                 code="unsupported_response_format"))
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: ChatServer
+    server_version = "navigator-test-llm/1"
+
+    def log_message(self, format, *args):  # keep pytest's output clean
+        pass
+
+    def _send(self, status: int, body: str | dict, headers: dict[str, str] | None = None,
+              content_type: str = "application/json") -> None:
+        data = (json.dumps(body) if isinstance(body, dict) else body).encode("utf-8")
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test)
+
+    def _record(self, body: Any) -> None:
+        self.owner.requests.append(Received(self.command, self.path, {k.lower(): v for k, v in self.headers.items()},
+                                            body))
+
+    def _authorized(self) -> bool:
+        key = self.owner.api_key
+        if key is None or self.headers.get("Authorization") == f"Bearer {key}":
+            return True
+        self._send(401, error_body("Incorrect API key provided", "invalid_request_error", "invalid_api_key"))
+        return False
+
+    def do_GET(self):
+        self._record(None)
+        if not self._authorized():
+            return
+        if self.path.rstrip("/") == "/v1/models":
+            self._send(200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "test"}
+                                                        for m in self.owner.models]})
+        else:
+            self._send(404, error_body(f"no route {self.path}"))
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            request = json.loads(raw)
+        except ValueError:
+            request = None
+        self._record(request)
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._send(404, error_body(f"no route {self.path}"))
+            return
+        if not isinstance(request, dict):
+            self._send(400, error_body("the body is not a JSON object"))
+            return
+        if not self._authorized():
+            return
+        if self.owner.check_model and request.get("model") not in self.owner.models:
+            self._send(404, error_body(f"The model `{request.get('model')}` does not exist.", code="model_not_found"))
+            return
+        behaviour = self.owner._behaviour_for(request)
+        if behaviour.delay:
+            time.sleep(behaviour.delay)
+        if behaviour.raw is not None:
+            self._send(200, behaviour.raw, behaviour.headers, content_type="text/plain")
+        elif behaviour.status != 200:
+            body = behaviour.body if behaviour.body is not None else error_body(f"scripted HTTP {behaviour.status}")
+            self._send(behaviour.status, body, behaviour.headers)
+        else:
+            self._send(200, self.owner._completion(request, behaviour), behaviour.headers)
+
+
+def refused_port() -> int:
+    """A port on 127.0.0.1 that was bound, then closed: connecting to it is refused."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

@@ -1,0 +1,274 @@
+"""The TUI driven by keys alone (Textual's Pilot): gcn from ?0 to an exported schedule with one
+hole filled by `heuristic` and one by the model (served from 127.0.0.1), a Honeybee problem to
+completion, sessions moving between the CLI and the TUI, and errors shown, never raised."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.llm_server import Behaviour
+from navigator.workspace import ProgramSpec
+from navigator.tui.app import NavigatorApp
+from navigator.tui.controller import Navigation
+from navigator.tui.screens import AutoDialog, ExportDialog, HelpScreen, ProposalsScreen
+from tests.navigator.llm.conftest import SECRET, files_holding
+from tests.paths import NAVIGATOR_DATA
+
+SESSION = Path(".navigator/session.json")
+SIZE = (100, 30)
+
+
+def gcn_app(evaluate: bool = False) -> NavigatorApp:
+    navigation, note = Navigation.open(SESSION, ProgramSpec.from_user("gcn", None, {}, None))
+    return NavigatorApp(navigation, note, evaluate=evaluate)
+
+
+async def settle(pilot) -> None:
+    """Wait for the workers (hints, evaluation, strategies, the model) and the repaint."""
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+async def press(pilot, *keys: str) -> None:
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+def test_gcn_by_keys_to_an_exported_schedule(here, model):
+    async def scenario():
+        app = gcn_app()
+        async with app.run_test(size=SIZE) as pilot:
+            nav = app.navigation
+            await settle(pilot)
+            await press(pilot, "enter")                      # ?0: schedule
+            await press(pilot, "enter")                      # ?1: fuse region by region
+            hole = app.hole
+            await press(pilot, "l")                          # ask the model about the region hole
+            assert isinstance(app.screen, ProposalsScreen), app.screen
+            await press(pilot, "enter")                      # take its best plan
+            assert nav.session.steps[-1].by == "strategy:llm" or any(
+                s.by == "strategy:llm" for s in nav.session.steps)
+            assert not nav.session.sketch.has_hole(hole)
+            await press(pilot, "a")                          # auto: heuristic, this hole
+            assert isinstance(app.screen, AutoDialog)
+            await press(pilot, "enter")
+            assert any(s.by == "strategy:heuristic" for s in nav.session.steps)
+            for _ in range(200):                             # the rest by default
+                if nav.session.sketch.complete:
+                    break
+                await pilot.press("d")
+                await pilot.pause()
+            assert nav.session.sketch.complete
+            await press(pilot, "e")
+            assert isinstance(app.screen, ExportDialog)
+            await press(pilot, "enter")
+            await press(pilot, "q")
+        return app
+
+    app = run(scenario())
+    exported = here / "schedule.json"
+    assert exported.is_file() and (here / "schedule.py").is_file()
+    from navigator.cli import main
+
+    assert main(["validate", str(exported), "--program", "gcn"]) == 0  # the validator accepts it
+    # the session on disk is the TUI's, with every step's provenance
+    saved = json.loads((here / SESSION).read_text())
+    assert len(saved["steps"]) == len(app.navigation.session.steps)
+    assert files_holding(here, SECRET) == []
+
+
+def test_honeybee_problem_to_completion(here):
+    for name in ("sched.hb.toml", "sched.hblib.toml"):
+        shutil.copy(NAVIGATOR_DATA / name, here / name)
+
+    async def scenario():
+        navigation, _ = Navigation.open(SESSION, ProgramSpec.from_user("sched.hb.toml", None, {}, "sched.hblib.toml"))
+        app = NavigatorApp(navigation)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            for _ in range(100):
+                if navigation.session.sketch.complete:
+                    break
+                await press(pilot, "enter")
+            assert navigation.session.sketch.complete
+            assert navigation.export("expression.json", None, False) == ["expression.json"]
+            await press(pilot, "q")
+
+    run(scenario())
+    from navigator.cli import main
+
+    exported = json.loads((here / "expression.json").read_text())
+    assert main(["export", "--json", "cli.json"]) == 0  # the same expression as the CLI exports
+    assert json.loads((here / "cli.json").read_text()) == exported
+
+
+def test_a_cli_session_resumes_in_the_tui_and_back(here, cli_in):
+    cli_in("start", "gcn")
+    cli_in("fill", "?0", "1")
+    cli_in("fill", "?1", "1")
+
+    async def tui_steps():
+        navigation, note = Navigation.open(SESSION)
+        assert note.startswith("resumed gcn")
+        app = NavigatorApp(navigation, note)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert len(navigation.session.steps) == 2
+            await press(pilot, "d", "d", "u", "r")
+            await press(pilot, "q")
+        return [(s.hole, s.option, s.by) for s in navigation.session.steps]
+
+    in_tui = run(tui_steps())
+    history = json.loads(cli_in("history", "--json"))["steps"]
+    assert [(s["hole"], s["option"], s["by"]) for s in history] == in_tui
+    cli_in("undo")
+    remaining = json.loads(cli_in("history", "--json"))["steps"]
+
+    async def reopened():
+        navigation, _ = Navigation.open(SESSION)
+        app = NavigatorApp(navigation)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await press(pilot, "q")
+        return [(s.hole, s.option, s.by) for s in navigation.session.steps]
+
+    assert run(reopened()) == [(s["hole"], s["option"], s["by"]) for s in remaining]
+
+
+def test_errors_are_notifications_not_crashes(here, llm_server):  # noqa: F811
+    async def scenario():
+        app = gcn_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await press(pilot, "l")                          # no model configured
+            assert any("no model is configured" in n.message for n in app._notifications)
+            await press(pilot, "u")                          # nothing to undo
+            await press(pilot, "question_mark")
+            assert isinstance(app.screen, HelpScreen)
+            await press(pilot, "escape")
+            await press(pilot, "slash", "z", "z", "z")       # a filter that matches nothing
+            assert app.query_one("#menu").row_count == 0
+            await press(pilot, "enter", "escape")
+            await press(pilot, "q")
+        return app
+
+    run(scenario())
+
+
+def test_an_unreachable_or_failing_model_is_shown(here, model):
+    model.responder = lambda request: Behaviour(status=401)
+
+    async def scenario():
+        app = gcn_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await press(pilot, "l")
+            assert any("OPENAI_API_KEY" in n.message for n in app._notifications)
+            assert not isinstance(app.screen, ProposalsScreen)
+            assert len(app.navigation.session.steps) == 0
+            await press(pilot, "q")
+
+    run(scenario())
+
+
+def test_works_at_80x24_and_without_colour(here, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    async def scenario():
+        app = gcn_app(evaluate=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            assert app.no_color
+            assert app.query_one("#menu").row_count == 2
+            await press(pilot, "enter", "enter")
+            assert "evaluating" not in str(app.query_one("#evaluation").render())
+            await press(pilot, "q")
+
+    run(scenario())
+
+
+def test_history_undoes_and_redoes_to_any_step(here):
+    async def scenario():
+        app = gcn_app()
+        async with app.run_test(size=SIZE) as pilot:
+            nav = app.navigation
+            await settle(pilot)
+            await press(pilot, "enter", "enter", "d", "d")
+            taken = len(nav.session.steps)
+            assert taken >= 4
+            await press(pilot, "h")                          # the history, at its last step
+            history = app.query_one("#history")
+            assert history.has_focus and history.highlighted == taken - 1
+            history.highlighted = 0                          # step 1
+            await press(pilot, "enter", "y")
+            assert len(nav.session.steps) == 1 and len(nav.session.redo_steps) == taken - 1
+            history.focus()
+            history.highlighted = history.option_count - 1   # the last undone step: redo everything
+            await press(pilot, "enter", "y")
+            assert len(nav.session.steps) == taken and not nav.session.redo_steps
+            await press(pilot, "v", "x")                     # evaluate, then cancel it
+            assert any(n.message.startswith("cancelled") or n.message == "nothing is running"
+                       for n in app._notifications)
+            await press(pilot, "q")
+
+    run(scenario())
+
+
+def test_every_key_is_in_the_command_palette(here):
+    from navigator.tui.keys import KEYS
+
+    async def scenario():
+        app = gcn_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            titles = [command.title for command in app.get_system_commands(app.screen)]
+            for key, action, _ in KEYS:
+                if key != "tab":
+                    assert any(title.lower().startswith(action) for title in titles), (key, titles)
+            await press(pilot, "enter")                     # one step, then undo it from the palette
+            assert len(app.navigation.session.steps) == 1
+            await press(pilot, "ctrl+p")
+            for character in "Undo (u)":
+                await pilot.press(character if character != " " else "space")
+            await settle(pilot)
+            await press(pilot, "enter")
+            assert len(app.navigation.session.steps) == 0
+            await press(pilot, "q")
+
+    run(scenario())
+
+
+def test_a_menu_of_thousands_of_orders_draws_a_page_and_filters(here):
+    async def scenario():
+        navigation, _ = Navigation.open(SESSION, ProgramSpec.from_user("graphsage", None, {}, None))
+        navigation.choose(0, navigation.options(0)[0].id)
+        largest = next(o for o in navigation.options(1) if o.function == "largest_fusion")
+        navigation.choose(1, largest.id)
+        while len(navigation.menu(navigation.open_holes()[0]).options) < 1000:
+            navigation.take_default(navigation.open_holes()[0])
+        offered = len(navigation.menu(navigation.open_holes()[0]).options)
+        app = NavigatorApp(navigation)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            table = app.query_one("#menu")
+            assert table.row_count == 300 and f"first 300 of {offered} matching" in str(table.border_title)
+            await press(pilot, "slash", *"order=i")          # orders whose outer loop is i
+            title = str(table.border_title)
+            matching = int(title.split(" of ")[1].split()[0]) if "matching" in title else table.row_count
+            assert 0 < matching < offered and table.row_count == min(300, matching), title
+            await press(pilot, "escape", "s")                 # back to all, sorted by cost hint
+            assert table.row_count == 300
+            await press(pilot, "q")
+
+    run(scenario())

@@ -1,0 +1,106 @@
+"""Snapshots (pytest-textual-snapshot) of the TUI's main states: the start, a long order menu
+filtered, the model's proposals, the complete schedule with its evaluation, an error
+notification, and the start without colour (NO_COLOR).
+
+Each state is reached by keys after every worker (hints, evaluation, strategy, model) is done,
+so the screen does not depend on timing; before each snapshot the screen's text is also checked
+for what the state is about, so an accepted snapshot cannot hide a wrong state. The session is
+at a relative path in a working directory of the test's own (the title shows that path).
+
+After an intended change of the screen, rewrite the snapshots and look at them:
+    python -m pytest tests/navigator/tui/test_snapshots.py --snapshot-update -p no:cacheprovider
+(a failing run writes snapshot_report.html, a side-by-side view of what changed).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.tui_apps import GCN_LONG_ORDER_MENU, app, screen_text, settle
+
+pytestmark = pytest.mark.usefixtures("here")
+
+SIZE = (100, 30)
+SMALL = (80, 24)
+#: keys that fill every hole with the heuristic: a (auto), heuristic is the first strategy;
+#: tab to the scopes, down twice and space picks "all", enter runs
+HEURISTIC_ALL = ("a", "tab", "down", "down", "space", "enter")
+
+
+def starting_app():
+    """gcn after `navigator tui gcn`: its start note stays up until the snapshot however slow
+    the machine (a toast's timeout is wall-clock time)."""
+    started = app("gcn")
+    started.NOTIFICATION_TIMEOUT = 3600
+    return started
+
+
+def after(*keys: str, expect: tuple[str, ...] = (), toasts: bool = False):
+    """A run_before that settles, presses `keys` (settling after each), drops the toasts unless
+    `toasts` (their timeouts are wall-clock time) and checks that the screen shows `expect`."""
+
+    async def run(pilot) -> None:
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        if not toasts:
+            pilot.app.clear_notifications()
+            await pilot.pause()
+        shown = screen_text(pilot.app)
+        for text in expect:
+            assert text in shown, f"{text!r} is not on the screen:\n{shown}"
+        assert "computing…" not in shown and "evaluating…" not in shown, shown
+
+    return run
+
+
+@pytest.mark.parametrize("size", [SIZE, SMALL], ids=["100x30", "80x24"])
+def test_start(snap_compare, size):
+    expect = ("gcn — .navigator/session.json", "started gcn in", "?0 : Schedule",
+              "~2.55e+06", "85,630,149 cycles")
+    assert snap_compare(starting_app(), terminal_size=size, run_before=after(expect=expect, toasts=True))
+
+
+def test_start_without_colour(snap_compare, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    started = starting_app()
+    assert started.no_color
+    assert snap_compare(started, terminal_size=SMALL, run_before=after(expect=("?0 : Schedule",), toasts=True))
+
+
+def test_long_order_menu_filtered(snap_compare):
+    """gcn's six ops fused in one region: its order hole has 6! = 120 orders; the filter keeps
+    the 20 whose innermost loop is c."""
+    state = app("gcn", GCN_LONG_ORDER_MENU)
+    hole = state.navigation.open_holes()[0]
+    assert len(state.navigation.options(hole)) == 120
+
+    async def filtered(pilot) -> None:
+        await after("slash", *"inner=c", "enter", expect=("filter 'inner=c'", "order=f h i2 i k c"))(pilot)
+        assert pilot.app.query_one("#menu").row_count == 20
+
+    assert snap_compare(state, terminal_size=SIZE, run_before=filtered)
+
+
+def test_model_proposals(snap_compare, model):
+    """The fake model's ranked plans for gcn's first region hole (the holes beneath at their defaults), each simulated."""
+    state = app("gcn", (1, 1))
+    expect = ("The model's plans", "take plan 1", "simulated 66,563,493 cycles")
+    assert snap_compare(state, terminal_size=SIZE, run_before=after("l", expect=expect))
+    assert model.chat_requests
+
+
+def test_complete_schedule_with_evaluation(snap_compare):
+    expect = ("the sketch is complete", "complete: 31 steps", "[strategy:heuristic]", "1,389,893 cycles")
+    assert snap_compare(app("gcn"), terminal_size=SIZE, run_before=after(*HEURISTIC_ALL, expect=expect))
+
+
+def test_error_notification(snap_compare):
+    """`l` with no model configured: the error and how to configure one, the app still running."""
+
+    async def asked(pilot) -> None:
+        await after()(pilot)  # the start note goes first, so the error toast is the only one
+        await after("l", expect=("the model is not configured", "no model is configured"), toasts=True)(pilot)
+
+    assert snap_compare(app("gcn"), terminal_size=SIZE, run_before=asked)
