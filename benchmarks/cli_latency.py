@@ -9,7 +9,7 @@ start-up and every import count. Measured:
   `navigator start` in a temporary folder first; each `fill ?0 1` is timed, then the `undo`
   that takes it back, so every repetition starts from the same session);
 - `show` again with the cache off (`--no-cache`), to show what the cache saves;
-- `replay` of a small Honeybee target: the library and facts of tests/navigator/data
+- `replay` of a small Honeybee target: the library and facts of harness/data
   (sched.hblib.toml, sched.hb.toml), with a target expression made by taking the first
   option of the first hole until the sketch is complete (written by this script before timing).
 
@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _util import emit  # noqa: E402
 
-NAVIGATOR_DATA = ROOT / "tests" / "navigator" / "data"
+HARNESS_DATA = ROOT / "harness" / "data"
 TARGETS = {"version": 0.15, "show_gcn": 0.3, "fill_gcn": 0.3, "show_graphsage": 0.5, "fill_graphsage": 0.5,
            "replay_honeybee": 0.25}
 
@@ -91,8 +91,8 @@ def _honeybee_target(folder: Path) -> Path:
 
     import json
 
-    library = load_library(NAVIGATOR_DATA / "sched.hblib.toml")
-    session = Session(library, load_facts(NAVIGATOR_DATA / "sched.hb.toml", library))
+    library = load_library(HARNESS_DATA / "sched.hblib.toml")
+    session = Session(library, load_facts(HARNESS_DATA / "sched.hb.toml", library))
     while not session.complete:
         menu = session.menus().holes[0]
         session.apply(menu.hole, menu.options[0].id)
@@ -126,8 +126,8 @@ def measure(repeat: int) -> dict:
             figures[f"fill_{program}"] = _median(fills[1:])
             figures[f"undo_{program}"] = _median(undos[1:])
         target = _honeybee_target(scratch)
-        timed("replay_honeybee", ["replay", str(target), "--facts", str(NAVIGATOR_DATA / "sched.hb.toml"),
-                                  "--library", str(NAVIGATOR_DATA / "sched.hblib.toml")])
+        timed("replay_honeybee", ["replay", str(target), "--facts", str(HARNESS_DATA / "sched.hb.toml"),
+                                  "--library", str(HARNESS_DATA / "sched.hblib.toml")])
     return figures
 
 

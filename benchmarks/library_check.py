@@ -2,7 +2,7 @@
 generator (navigator.honeybee.codegen), printed as JSON:
 
 - the shipped FuseFlow library alone, and with the facts of each snapshot program in
-  tests/navigator/data/fuseflow (the oracle, the per-function applicability and the count);
+  harness/data/fuseflow (the oracle, the per-function applicability and the count);
 - a hostile library: functions with the largest condition allowed (1,024 comparisons), a
   chain `x0 < x1 < ... ` closed into a contradiction, so the contradiction search runs in
   full;
@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _util import emit, stopwatch, summary
 
 ROOT = Path(__file__).resolve().parents[1]
-SNAPSHOTS = ROOT / "tests" / "navigator" / "data" / "fuseflow"
+SNAPSHOTS = ROOT / "harness" / "data" / "fuseflow"
 
 
 def hostile_library(functions: int, formulas: int = 1024) -> str:

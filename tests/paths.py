@@ -11,5 +11,7 @@ DOCS = REPO / "docs"
 PROGRAMS = REPO / "programs"
 #: the real graphs (cora.npz, ...), beside the repository; tests that need them skip without them
 DATASETS = REPO.parent / "shared" / "datasets"
-#: Honeybee libraries and fact programs of the navigator tests (sched, check/, codegen/, fuseflow/)
+#: Honeybee libraries and fact programs of the navigator tests (check/, codegen/, fuseflow/)
 NAVIGATOR_DATA = TESTS / "navigator" / "data"
+#: the example problems the tests share with the fuzz corpus and the benchmarks (sched)
+HARNESS_DATA = REPO / "harness" / "data"

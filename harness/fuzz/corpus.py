@@ -5,7 +5,7 @@
 - sessions: made by `navigator start` and `fill` on spmm (fresh, part-filled, complete with
   one step undone);
 - libraries and fact programs: the bundled library/fuseflow.hblib.toml with the facts of
-  spmm (`navigator facts`), and the engine tests' Honeybee examples (tests/navigator/synth/examples.py), each
+  spmm (`navigator facts`), and the engine tests' Honeybee examples (harness/honeybee_examples.py), each
   with a replay target (an expression in Honeybee's JSON form);
 - graphs: one small graph in every format the loaders read (.npz in three key styles,
   .mtx, an edge list, a Planetoid pickle).
@@ -141,7 +141,7 @@ def _graph_files() -> dict[str, bytes]:
 
 def _engine_problems(runner: ForkRunner, work: Path) -> list[Honeybee]:
     """The engine tests' libraries with facts, and a target for each made by replaying steps."""
-    from tests.navigator.synth import examples
+    from harness import honeybee_examples as examples
 
     recursive_target = {"App": [{"name": "es_lt", "metadata": {"count": 3}, "arity": ["in"]}, {"in": {"Hole": 1}}]}
     folder = work / "engine"
@@ -160,7 +160,7 @@ def _write_sched_target(argv: list[str]) -> int:
     """(In a forked child.) The complete target the engine tests replay, as Honeybee JSON."""
     from navigator.lang import load_facts, load_library
     from navigator.synth import Oracle, sketch_to_json
-    from tests.navigator.synth.test_printer_golden import STEPS
+    from harness.honeybee_examples import SCHED_STEPS as STEPS
 
     library_path, facts_path, out = argv
     library = load_library(library_path)

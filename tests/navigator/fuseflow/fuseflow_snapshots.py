@@ -1,6 +1,6 @@
 """Recorded FuseFlow navigations: the menus the engine offered before its optimisation.
 
-`tests/navigator/data/fuseflow/` holds a snapshot of the FuseFlow library and of the facts of
+`harness/data/fuseflow/` holds a snapshot of the FuseFlow library and of the facts of
 small-size bundled programs (gzip), so the check does not move when the library or the fact
 generator changes. `baseline.json` holds, for each snapshot, walks from `?0` to a complete
 schedule: at each round a digest of every menu (options, counts, subtree counts, defaults,
@@ -16,9 +16,9 @@ import json
 import random
 
 from navigator.lang import parse_facts, parse_library
-from tests.paths import NAVIGATOR_DATA
+from tests.paths import HARNESS_DATA
 
-DATA = NAVIGATOR_DATA / "fuseflow"
+DATA = HARNESS_DATA / "fuseflow"
 LIBRARY = DATA / "fuseflow.hblib.toml"
 BASELINE = DATA / "baseline.json"
 

@@ -14,7 +14,7 @@ from navigator.honeybee import codegen
 from navigator.honeybee.codegen import CodegenError
 from navigator.lang import parse_library
 from navigator.synth.json_form import sketch_from_json
-from tests.paths import NAVIGATOR_DATA
+from tests.paths import HARNESS_DATA, NAVIGATOR_DATA
 
 DATA = NAVIGATOR_DATA / "codegen"
 GOLDEN = Path(__file__).parent / "golden"
@@ -127,7 +127,7 @@ def test_a_bad_hyperparameter_is_refused():
 
 def test_has_code():
     assert codegen.has_code(library())
-    plain = (NAVIGATOR_DATA / "sched.hblib.toml").read_text(encoding="utf-8")
+    plain = (HARNESS_DATA / "sched.hblib.toml").read_text(encoding="utf-8")
     assert not codegen.has_code(parse_library(plain))
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from navigator.lang import load_library
 from tests.cli import SMALL_SPMM, assert_user_error, check_schema
-from tests.paths import DOCS, NAVIGATOR_DATA, PROGRAMS, REPO
+from tests.paths import DOCS, HARNESS_DATA, NAVIGATOR_DATA, PROGRAMS, REPO
 
 EXAMPLE = DOCS / "examples" / "honeybee"
 BUNDLED_LIBRARY = REPO / "library" / "fuseflow.hblib.toml"
@@ -257,7 +257,7 @@ def test_export_never_runs_library_code(cli, tmp_path):
 
 
 def test_export_python_needs_library_code(cli, tmp_path):
-    data = NAVIGATOR_DATA
+    data = HARNESS_DATA
     cli("start", str(data / "sched.hb.toml"), "--library", str(data / "sched.hblib.toml"), ok=True)
     for _ in range(20):
         holes = cli.json("show")["open_holes"]

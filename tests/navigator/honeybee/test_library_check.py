@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from tests.cli import assert_user_error, check_schema
-from tests.paths import NAVIGATOR_DATA, REPO
+from tests.paths import HARNESS_DATA, NAVIGATOR_DATA, REPO
 
 CHECK = NAVIGATOR_DATA / "check"
-SCHED = NAVIGATOR_DATA
+SCHED = HARNESS_DATA
 GOLDEN = Path(__file__).parent / "golden"
 
 

@@ -22,7 +22,7 @@ from navigator.honeybee.library_check import (
 )
 from navigator.synth.blocked_by_facts import blocked_by_facts
 from navigator.synth.oracle import Oracle
-from tests.paths import NAVIGATOR_DATA, REPO
+from tests.paths import HARNESS_DATA, NAVIGATOR_DATA, REPO
 
 CHECK = NAVIGATOR_DATA / "check"
 NEVER = str(CHECK / "never.hblib.toml")
@@ -66,8 +66,8 @@ condition = []
     assert "no function returns one" in found.message
 
 
-@pytest.mark.parametrize("path", ["library/fuseflow.hblib.toml", "tests/navigator/data/sched.hblib.toml",
-                                  "tests/navigator/data/fuseflow/fuseflow.hblib.toml"])
+@pytest.mark.parametrize("path", ["library/fuseflow.hblib.toml", "harness/data/sched.hblib.toml",
+                                  "harness/data/fuseflow/fuseflow.hblib.toml"])
 def test_the_shipped_libraries_have_no_never_applicable_function(path):
     assert never_applicable(load_library(REPO / path)) == []
 
@@ -158,8 +158,8 @@ def test_functions_the_facts_never_let_apply():
 
 
 def test_every_function_applies_with_enough_facts():
-    library = load_library(NAVIGATOR_DATA / "sched.hblib.toml")
-    oracle = Oracle(library, load_facts(NAVIGATOR_DATA / "sched.hb.toml", library))
+    library = load_library(HARNESS_DATA / "sched.hblib.toml")
+    oracle = Oracle(library, load_facts(HARNESS_DATA / "sched.hb.toml", library))
     assert blocked_by_facts(oracle) == []
 
 
@@ -176,7 +176,7 @@ def test_report_kinds_and_clean_report():
     kinds = [p.kind for p in report.problems]
     assert kinds == [NEVER_APPLIED] * 5 + [BLOCKED_BY_FACTS] * 2
     assert report.goal == {"type": "Schedule", "args": {"fused": True}, "programs": 1}
-    clean = check_library(str(NAVIGATOR_DATA / "sched.hblib.toml"), str(NAVIGATOR_DATA / "sched.hb.toml"))
+    clean = check_library(str(HARNESS_DATA / "sched.hblib.toml"), str(HARNESS_DATA / "sched.hb.toml"))
     assert clean.clean and clean.goal["programs"] == 9
 
 

@@ -26,7 +26,7 @@ from navigator.navigation.session_format import load_session, save_session
 from navigator.navigation.step_log import FORCED, StepRecord
 from navigator.synth import sketch_to_json
 
-from tests.navigator.synth.examples import sched
+from harness.honeybee_examples import sched
 from tests.navigator.synth.oracle_checks import load
 from tests.navigator.synth.random_problems import problems
 

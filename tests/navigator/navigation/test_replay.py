@@ -9,7 +9,7 @@ import pytest
 from navigator.navigation.replay import load_target, replay
 from navigator.synth import ExpressionError, Oracle, sketch_to_json
 
-from tests.navigator.synth.examples import recursive, sched
+from harness.honeybee_examples import recursive, sched
 from tests.navigator.synth.test_printer_golden import STEPS
 
 

@@ -14,7 +14,7 @@ from navigator.navigation.session_format import load_session, save_session, sess
 from navigator.navigation.step_log import StepRecord
 from navigator.synth import Oracle, sketch_to_json
 
-from tests.navigator.synth.examples import SCHED_FACTS, sched
+from harness.honeybee_examples import SCHED_FACTS, sched
 
 TICKS = iter(range(10**6))
 

@@ -17,7 +17,7 @@ from navigator.navigation.session import Session
 from navigator.navigation.session_errors import SessionError
 from navigator.navigation.step_log import StepRecord
 
-from tests.navigator.synth.examples import recursive, sched
+from harness.honeybee_examples import recursive, sched
 from tests.navigator.synth.oracle_checks import load
 from tests.navigator.synth.random_problems import problems
 

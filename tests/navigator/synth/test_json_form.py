@@ -8,7 +8,7 @@ import pytest
 
 from navigator.synth import ExpressionError, Oracle, sketch_from_json, sketch_to_json
 
-from tests.navigator.synth.examples import sched
+from harness.honeybee_examples import sched
 
 
 def navigate():

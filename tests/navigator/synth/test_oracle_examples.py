@@ -7,7 +7,7 @@ import time
 from navigator.lang import parse_facts, parse_library
 from navigator.synth import UNBOUNDED, Count, Oracle, sketch_from_json
 
-from tests.navigator.synth.examples import recursive, sched
+from harness.honeybee_examples import recursive, sched
 
 
 def ids(menu):

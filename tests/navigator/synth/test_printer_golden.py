@@ -6,22 +6,10 @@ from pathlib import Path
 
 from navigator.synth import Oracle, format_node_inline, format_sketch, sketch_from_json
 
-from tests.navigator.synth.examples import sched
+from harness.honeybee_examples import SCHED_STEPS as STEPS, sched
 
 GOLDEN = Path(__file__).parent / "golden"
 
-STEPS = [
-    (0, "unfused_schedule{fused=false}"),
-    (1, 'choose_grouping{groups="0|1", regions=2}'),
-    (2, "region_schedule{region=0}"),
-    (4, 'choose_order{region=0, order="i j"}'),
-    (5, 'par_level{region=0, order="i j", level=0, extent=64, factor=4}'),
-    (6, 'choose_order{region=0, order="i j"}'),
-    (3, "region_schedule{region=1}"),
-    (7, 'choose_order{region=1, order="i k"}'),
-    (8, 'par_level{region=1, order="i k", level=0, extent=2, factor=2}'),
-    (9, 'choose_order{region=1, order="i k"}'),
-]
 
 
 def walk():

@@ -17,7 +17,7 @@ from navigator.tui.app import NavigatorApp
 from navigator.tui.controller import Navigation
 from navigator.tui.screens import AutoDialog, ExportDialog, HelpScreen, ProposalsScreen
 from tests.navigator.llm.conftest import SECRET, files_holding
-from tests.paths import NAVIGATOR_DATA
+from tests.paths import HARNESS_DATA
 
 SESSION = Path(".navigator/session.json")
 SIZE = (100, 30)
@@ -90,7 +90,7 @@ def test_gcn_by_keys_to_an_exported_schedule(here, model):
 
 def test_honeybee_problem_to_completion(here):
     for name in ("sched.hb.toml", "sched.hblib.toml"):
-        shutil.copy(NAVIGATOR_DATA / name, here / name)
+        shutil.copy(HARNESS_DATA / name, here / name)
 
     async def scenario():
         navigation, _ = Navigation.open(SESSION, ProgramSpec.from_user("sched.hb.toml", None, {}, "sched.hblib.toml"))
