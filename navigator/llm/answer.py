@@ -7,17 +7,26 @@ estimated intensity, fusion groups with their ops and dataflow order). Servers t
 `response_format` get the schema; the others are parsed tolerantly: plain JSON, a fenced code
 block, or the first JSON object inside prose.
 
+An answer is data from outside: at most ANSWER_CHARACTERS long, its JSON spans found in one
+pass over it and at most CANDIDATES of them decoded, each through the bounded JSON reader
+(fuseflow.support.readers: nesting, finite numbers, integer length), so no answer costs more
+than time linear in its length, and none can exhaust the recursion limit or carry NaN into a
+recording. Every text kept from it goes through navigator.process.foreign_text.clean_text.
+
 Validation names every problem exactly (an id that is not offered, an id of a hole that was
 not asked, a hole named twice), so the next round can ask again with the errors.
 """
 
 from __future__ import annotations
 
-import json
+import math
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Mapping
+
+from fuseflow.support.errors import UserError
+from fuseflow.support.readers import parse_json_text
+from navigator.process.foreign_text import clean_text
 
 #: one option id: hole number, a dot, the option's number in that hole's menu
 OPTION_ID = re.compile(r"^\??(\d+)\.(\d+)$")
@@ -28,6 +37,13 @@ MAX_PROPOSALS = 16
 QUOTE = 120
 #: what is kept of a rationale, an op name or an order (the rest of a runaway answer is cut)
 RATIONALE_CHARACTERS, NAME_CHARACTERS, MAX_GROUPS = 1000, 100, 64
+#: characters of an answer read at most: 16 proposals with long rationales take ~25,000; a longer
+#: answer is refused before it is parsed (and parsing is linear in the length anyway)
+ANSWER_CHARACTERS = 500_000
+#: JSON spans of one answer decoded at most (the whole text first, then the spans in prose)
+CANDIDATES = 16
+#: a rank or a number further from 0 than this is not one a model meant
+LARGEST = 1e15
 
 ANSWER_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -93,11 +109,17 @@ class Validated:
 
 def parse_answer(text: str, finish_reason: str | None = None) -> list[Any]:
     """The raw proposals of an answer (a list of whatever the model wrote for each)."""
-    document = _json_of(text)
+    if len(text) > ANSWER_CHARACTERS:
+        raise AnswerError(f"the answer is {len(text):,} characters long, more than the {ANSWER_CHARACTERS:,} "
+                          "Navigator reads: answer with fewer proposals and shorter rationales")
+    document, problem = _json_of(text)
     if document is None:
         if finish_reason == "length":
             raise AnswerError("the answer was cut off at the token limit (finish_reason \"length\") before its "
                               "JSON ended: answer with fewer proposals and shorter rationales")
+        if problem is not None:
+            raise AnswerError(f"the answer's JSON {problem}: answer with the JSON object asked for, its numbers "
+                              "finite and short, nested no deeper than the schema")
         raise AnswerError(f"the answer is not JSON (nor a fenced JSON block, nor a JSON object in the text): "
                           f"{_quote(text)}")
     if isinstance(document, list):
@@ -169,23 +191,13 @@ def _proposal(item: Any, position: int, offered: Mapping[str, tuple[int, str]], 
         return None
     rank = item.get("rank")
     return Proposal(
-        rank=rank if isinstance(rank, int) and not isinstance(rank, bool) else position,
+        rank=_rank(rank, position),
         choices=tuple((hole, option) for hole, (_, option) in sorted(chosen.items())),
         ids=tuple(normalized for _, (normalized, _) in sorted(chosen.items())),
         rationale=clean_text(item.get("rationale"), RATIONALE_CHARACTERS),
         score=_number(item.get("score")),
         estimated_intensity=_number(item.get("estimated_intensity")),
         fusion_groups=_groups(item.get("fusion_groups")))
-
-
-def clean_text(value: Any, limit: int) -> str:
-    """A model's text made safe to store and print: one line, no control characters or lone
-    surrogates (a session file must stay valid UTF-8), at most `limit` characters."""
-    if not isinstance(value, str):
-        return ""
-    kept = "".join(" " if unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") else c for c in value)
-    flat = " ".join(kept.split())
-    return flat if len(flat) <= limit else flat[:limit - 3] + "..."
 
 
 def _groups(value: Any) -> tuple[dict, ...]:
@@ -211,31 +223,106 @@ def _ids(choices: Any, where: str, problems: list[str]) -> list[str] | None:
     return [clean_text(str(c), NAME_CHARACTERS) for c in choices[:MAX_GROUPS]]
 
 
-def _json_of(text: str) -> Any:
-    """The JSON an answer holds: the whole text, a fenced block, or the first object in it."""
+_NAMES_PROPOSALS = re.compile(r'"(?:proposals|choices)"')
+
+
+class _Unreadable(UserError):
+    """A JSON span of an answer that the bounded reader refuses."""
+
+
+def _json_of(text: str) -> tuple[Any, str | None]:
+    """The JSON an answer holds: the whole text, else the first of its JSON spans (a fenced
+    block's, or an object or list inside prose) that holds proposals; with the reader's
+    complaint about a span that looked like the answer but could not be read, if any."""
     stripped = text.strip()
-    for candidate in (stripped, *_fenced(stripped)):
+    problem = None
+    for attempt, (start, end) in enumerate(_candidates(stripped)):
+        if attempt >= CANDIDATES:
+            break
         try:
-            return json.loads(candidate)
-        except ValueError:
+            value = parse_json_text(stripped[start:end], "the answer", _Unreadable, "an answer", surrogates=True)
+        except _Unreadable as exc:
+            if problem is None and not exc.bare_message.startswith("invalid JSON"):
+                problem = exc.bare_message  # deep nesting, NaN, a huge number, a key twice: say so
             continue
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"[\[{]", stripped):
-        try:
-            value, _ = decoder.raw_decode(stripped, match.start())
-        except ValueError:
-            continue
-        if isinstance(value, dict) and ("proposals" in value or "choices" in value) or isinstance(value, list) and value:
-            return value
-    return None
+        if attempt == 0 and (start, end) == (0, len(stripped)) or _holds_proposals(value):
+            return value, None
+    return None, problem
 
 
-def _fenced(text: str) -> list[str]:
-    return [block.strip() for block in re.findall(r"```[A-Za-z0-9_-]*\s*\n(.*?)```", text, flags=re.S)]
+def _holds_proposals(value: Any) -> bool:
+    return isinstance(value, dict) and ("proposals" in value or "choices" in value) \
+        or isinstance(value, list) and bool(value)
+
+
+def _candidates(text: str):
+    """(start, end) of the whole text, then of the outermost balanced {...} and [...] in it
+    that name "proposals" or "choices", in order. Two passes find them: one that skips the
+    strings inside brackets (a "]" in a rationale), one that ignores quotes (a stray '"' in the
+    prose before the JSON); each is linear, and so is looking into the disjoint spans it gives."""
+    yield 0, len(text)
+    if _NAMES_PROPOSALS.search(text) is None:  # no span can name them: nothing to scan for
+        return
+    seen = {(0, len(text))}
+    for strings in (True, False):
+        for start, end in _outermost_spans(text, strings):
+            if (start, end) not in seen and _NAMES_PROPOSALS.search(text, start, end):
+                seen.add((start, end))
+                yield start, end
+
+
+_BRACKET_OR_QUOTE = re.compile(r'[\[\]{}"]')
+_BRACKET = re.compile(r"[\[\]{}]")
+#: the rest of a JSON string after its opening quote (unrolled, so matching is linear)
+_STRING_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_CLOSING = {"{": "}", "[": "]"}
+
+
+def _outermost_spans(text: str, strings: bool) -> list[tuple[int, int]]:
+    """The outermost balanced bracket spans of `text`, in one pass (strings inside brackets
+    skipped whole when `strings`); a mismatched bracket drops what is open, and quotes outside
+    brackets are prose."""
+    spans: list[tuple[int, int]] = []
+    stack: list[tuple[str, int]] = []
+    special = _BRACKET_OR_QUOTE if strings else _BRACKET
+    position = 0  # where the text after a skipped string resumes
+    for match in special.finditer(text):
+        index = match.start()
+        if index < position:
+            continue
+        char = match.group()
+        if char in _CLOSING:
+            stack.append((_CLOSING[char], index))
+        elif not stack:
+            continue
+        elif char == '"':
+            rest = _STRING_REST.match(text, index + 1)
+            if rest is None:  # a string that never ends: nothing after it closes
+                break
+            position = rest.end()
+        else:
+            expected, start = stack.pop()
+            if char != expected:
+                stack.clear()  # prose, not JSON: start afresh after it
+                continue
+            while spans and spans[-1][0] > start:  # spans inside this one give way to it
+                spans.pop()
+            spans.append((start, index + 1))
+    return spans
 
 
 def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    """A finite number of a sensible size, or None (a bool, a string, 10**400)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, int) and abs(value) > LARGEST:
+        return None
+    number = float(value)
+    return number if math.isfinite(number) and abs(number) <= LARGEST else None
+
+
+def _rank(value: Any, position: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and abs(value) <= LARGEST else position
 
 
 def _holes(holes: set[int]) -> str:

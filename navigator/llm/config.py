@@ -187,26 +187,64 @@ def check_structured(value: Any, where: str) -> str:
     return value
 
 
+#: characters of a base URL at most (a real one is a few dozen; httpx's own bound is 65,536)
+URL_CHARACTERS = 2048
+_URL_FIX = "give the server's OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1"
+
+
 def check_base_url(url: str, where: str) -> str:
-    """An http(s) URL with a host and no credentials, without a trailing slash."""
+    """An http(s) URL the HTTP client accepts, with a host and no credentials, without a
+    trailing slash. The client's own URL parser (httpx's, or httpx2's for the openai versions
+    built on it) reads it here, so what passes here is what the client will send to; its host
+    must also pass the IDNA encoding the socket applies (no empty label, none over 63 characters)."""
     text = url.strip()
-    fix = "give the server's OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1"
-    if not text or re.search(r"\s", text):
-        raise LLMConfigError(f"{show_value(url)} is not a URL", where=where, fix=fix)
+
+    def fail(problem: str, fix: str = _URL_FIX) -> NoReturn:
+        raise LLMConfigError(problem, where=where, fix=fix)
+
+    shown = show_value(url)
+    if not text:
+        fail(f"{shown} is not a URL")
+    if len(text) > URL_CHARACTERS:
+        fail(f"is {len(text):,} characters long, more than the {URL_CHARACTERS:,} a base URL may have")
+    bad = next((c for c in text if c.isspace() or not c.isprintable()), None)
+    if bad is not None:
+        kind = "a space" if bad.isspace() else "a control or format character"
+        fail(f"{shown} is not a URL: it holds {kind} ({show_value(bad)})")
     try:
         parts = urlsplit(text)
         parts.port  # raises ValueError for a port that is not a number in range
     except ValueError as exc:
-        raise LLMConfigError(f"{show_value(url)} is not a valid URL ({exc})", where=where, fix=fix) from None
+        fail(f"{shown} is not a valid URL ({exc})")
     if parts.scheme not in ("http", "https"):
-        raise LLMConfigError(f"{show_value(url)} is not an http or https URL", where=where, fix=fix)
+        fail(f"{shown} is not an http or https URL")
     if not parts.hostname:
-        raise LLMConfigError(f"{show_value(url)} names no host", where=where, fix=fix)
+        fail(f"{shown} names no host")
     if parts.username is not None or parts.password is not None:
         # the URL is recorded and shown in messages; a secret in it would leak
-        raise LLMConfigError("the URL holds credentials (user:password@)", where=where,
-                             fix=f"remove them from the URL and set {KEY_ENV} instead")
+        fail("the URL holds credentials (user:password@)", f"remove them from the URL and set {KEY_ENV} instead")
+    http = _http_client_module()
+    try:
+        parsed = http.URL(text)
+    except (http.InvalidURL, ValueError, UnicodeError) as exc:
+        fail(f"{shown} is refused by the HTTP client ({show_value(str(exc), 120)})")
+    host = parsed.raw_host.decode("ascii", "replace")
+    if ":" not in host:  # an IPv6 literal needs no DNS
+        try:
+            host.encode("idna")
+        except UnicodeError:
+            fail(f"{shown} names the host {show_value(host)}, which is not a DNS name (a label is empty or "
+                 "longer than 63 characters)")
     return text.rstrip("/")
+
+
+def _http_client_module():
+    """The module the openai client sends requests with: httpx2 for the versions built on it, else httpx."""
+    try:
+        import httpx2 as http
+    except ImportError:
+        import httpx as http
+    return http
 
 
 def read_config_file(path: Path, *, required: bool) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The failures a caller of the model must tell apart, and the one rule that keeps the key out of text.
+"""The failures a caller of the model must tell apart, and the key: read once, checked, kept out of text.
 
 - LLMConfigError: the user must change something (endpoint, model, key, recording); exit 2.
 - LLMUnavailable: the endpoint is there but did not answer usefully in time (timeouts, 429/5xx
@@ -9,12 +9,16 @@
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Iterable, Mapping
 
 from fuseflow.support.errors import UserError
+from navigator.process.secrets import HIDDEN, hide
+from navigator.process.secrets import scrub as secrets_scrub
+from navigator.process.secrets import scrub_value as secrets_scrub_value
 
 KEY_ENV = "OPENAI_API_KEY"
-HIDDEN = "***"
+__all__ = ["HIDDEN", "KEY_ENV", "AnswerProblem", "LLMConfigError", "LLMUnavailable", "api_key", "checked_key", "scrub", "scrub_value"]
 
 
 class LLMConfigError(UserError):
@@ -30,27 +34,45 @@ class AnswerProblem(Exception):
 
 
 def api_key(environ: Mapping[str, str] | None = None) -> str | None:
-    """The key from OPENAI_API_KEY (the only place a key is read from), or None."""
-    value = (os.environ if environ is None else environ).get(KEY_ENV, "")
-    return value.strip() or None
+    """The key from OPENAI_API_KEY (the only place a key is read from), or None.
+
+    The key is registered as a secret of the process (navigator.process.secrets), so every text
+    the process writes hides it in any form. A key that no HTTP header can carry (a control
+    character such as a line break inside it, a space, a non-ASCII character) is refused here,
+    before any request, with a message that does not show it."""
+    key = (os.environ if environ is None else environ).get(KEY_ENV, "").strip()
+    return checked_key(key) if key else None
 
 
-def scrub(text: str, secrets: Iterable[str | None]) -> str:
-    """`text` with every secret replaced by ***, in case a server echoes the key back."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, HIDDEN)
-    return text
+def checked_key(key: str) -> str:
+    """`key`, registered as a secret of the process; an LLMConfigError if it holds a character
+    an HTTP header cannot carry (the message names the kind of character, never the key)."""
+    hide(key)
+    bad = next((c for c in key if not "\x21" <= c <= "\x7e"), None)
+    if bad is not None:
+        raise LLMConfigError(f"the key holds {_kind(bad)}, which an HTTP header cannot carry", where=f"${KEY_ENV}",
+                             fix=f"set {KEY_ENV} to the key alone, on one line, with nothing around or inside it "
+                             "(e.g. export OPENAI_API_KEY=\"$(tr -d '[:space:]' < keyfile)\")")
+    return key
 
 
-def scrub_value(value, secrets: tuple[str, ...]):
+def _kind(character: str) -> str:
+    """What a character is, named without showing the key around it."""
+    name = {"\n": "a line break", "\r": "a carriage return", "\t": "a tab", " ": "a space"}.get(character)
+    if name:
+        return name
+    if unicodedata.category(character) in ("Cc", "Cf", "Cs", "Zl", "Zp"):
+        return f"a control character (U+{ord(character):04X})"
+    if character.isspace():
+        return f"a space character (U+{ord(character):04X})"
+    return "a character that is not ASCII"
+
+
+def scrub(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """`text` with every form of the key (and of `secrets`) replaced by ***: see navigator.process.secrets."""
+    return secrets_scrub(text, secrets)
+
+
+def scrub_value(value, secrets: Iterable[str | None] = ()):
     """scrub() applied to every string (keys too) inside lists and dicts."""
-    if not secrets:
-        return value
-    if isinstance(value, str):
-        return scrub(value, secrets)
-    if isinstance(value, dict):
-        return {scrub_value(k, secrets): scrub_value(v, secrets) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [scrub_value(v, secrets) for v in value]
-    return value
+    return secrets_scrub_value(value, secrets)

@@ -11,22 +11,30 @@ prepared), one file per run. Each line is one exchange, a JSON object:
 
 `index` counts from 1 and equals the line number. The whole file is rewritten atomically
 after each exchange (recordings are small), so a reader never sees half a line. The key
-(OPENAI_API_KEY) is replaced by *** in every string before anything is written.
+(OPENAI_API_KEY) is replaced by *** in every string, in any form (navigator.process.secrets),
+before anything is written; control and format characters are written as \\u escapes.
+
+Reading one back (`load_recording`) checks every field Navigator writes, once, with bounds on
+each (numbers in range, texts of a sensible size): an error names the file, the line (the
+exchange) and the field, so a replay never fails later on a value it trusted.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from fuseflow.support.errors import UserError, show_value
 from fuseflow.support.files import file_stem, read_user_text, write_text_atomic
 from fuseflow.support.readers import parse_json_text
+from navigator.llm.config import URL_CHARACTERS
 from navigator.llm.failures import AnswerProblem, LLMConfigError, LLMUnavailable, api_key, scrub, scrub_value
-from navigator.llm.transport import ChatClient, Reply, messages_sha256
+from navigator.llm.transport import MAX_TOKENS, ChatClient, Reply, messages_sha256
+from navigator.process.foreign_text import escape_unsafe
 
 VERSION = 1
 FOLDER = "llm"
@@ -86,14 +94,16 @@ class Recording:
         self._write()
 
     def _write(self) -> None:
-        lines = [json.dumps(entry, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        # control and format characters (a model's U+202E) are written as \\u escapes: the file
+        # reads as it is in any viewer, and decodes to exactly what was said
+        lines = [escape_unsafe(json.dumps(entry, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
                  for entry in self.exchanges]
         write_text_atomic(self.path, scrub("\n".join(lines) + "\n", self.secrets), error=RecordingError)
 
 
 def load_recording(path: str | os.PathLike) -> list[dict]:
-    """The exchanges of a recording, each checked enough to be replayed; a bad line is a
-    RecordingError (exit 2) naming the file and the line."""
+    """The exchanges of a recording, every field checked once, here (types, ranges, sizes): a
+    bad one is a RecordingError (exit 2) naming the file, the line (the exchange) and the field."""
     where = str(path)
     text = read_user_text(path, RecordingError, _WHAT)
     exchanges = []
@@ -103,18 +113,28 @@ def load_recording(path: str | os.PathLike) -> list[dict]:
             continue
         at = f"{where} line {number}"
         data = parse_json_text(line, at, RecordingError, _WHAT)
-        check_exchange(data, at)
+        check_exchange(data, f"{at} (exchange {len(exchanges) + 1})")
         exchanges.append(data)
     if not exchanges:
         raise RecordingError("holds no exchange", where=where, fix="give a recording made by --auto llm (see docs/llm.md)")
     return exchanges
 
 
+#: the bounds of a recording's fields: what a run of Navigator can write, and no more
+NAME_CHARACTERS = 1000
+MESSAGE_CHARACTERS = 100_000
+MAX_SECONDS = 1e7
+MAX_ATTEMPTS = 1000
+MAX_ROUND = 1000
+USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
 def check_exchange(data: Any, where: str) -> None:
-    """One line of a recording has what replaying it needs."""
+    """One line of a recording: every field Navigator writes has its type, range and size, so
+    replaying it cannot fail later. Fields it does not know are left alone."""
     fix = "this line was edited or is not from a Navigator recording; record the run again"
 
-    def fail(message: str):
+    def fail(message: str) -> NoReturn:
         raise RecordingError(message, where=where, fix=fix)
 
     if not isinstance(data, dict):
@@ -123,6 +143,31 @@ def check_exchange(data: Any, where: str) -> None:
         fail(f"has version {show_value(data.get('version'))}; this Navigator reads version {VERSION}")
     if not isinstance(data.get("messages_sha256"), str):
         fail("has no messages_sha256")
+    _text_field(data, "messages_sha256", 64, fail, required=True)
+    for name in ("time", "schema_name"):
+        _text_field(data, name, 64 if name == "time" else NAME_CHARACTERS, fail)
+    _text_field(data, "model", NAME_CHARACTERS, fail)
+    _text_field(data, "base_url", URL_CHARACTERS, fail)
+    _text_field(data, "strategy", NAME_CHARACTERS, fail)
+    _whole_field(data, "index", 1, 10**9, fail)
+    _whole_field(data, "round", 0, MAX_ROUND, fail)
+    _whole_field(data, "iteration", 0, MAX_ROUND, fail)
+    if data.get("structured") is not None and not isinstance(data["structured"], bool):
+        fail(f"structured must be true, false or null, got {show_value(data['structured'])}")
+    messages = data.get("messages")
+    if messages is not None:
+        if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+            fail("messages must be a list of objects")
+        for number, message in enumerate(messages, start=1):
+            for name in ("role", "content"):
+                _text_field(message, name, MESSAGE_CHARACTERS if name == "content" else NAME_CHARACTERS, fail,
+                            label=f"messages[{number}].{name}")
+    errors = data.get("errors")
+    if errors is not None and (not isinstance(errors, list) or not all(isinstance(e, str) for e in errors)):
+        fail("errors must be a list of texts")
+    parsed = data.get("parsed")
+    if parsed is not None and (not isinstance(parsed, list) or not all(isinstance(p, dict) for p in parsed)):
+        fail("parsed must be a list of objects or null")
     reply, error = data.get("reply"), data.get("error")
     if (reply is None) == (error is None):
         fail("must hold exactly one of reply and error")
@@ -130,17 +175,45 @@ def check_exchange(data: Any, where: str) -> None:
         if not isinstance(error, dict) or error.get("kind") not in _ERROR_KINDS.values() \
                 or not isinstance(error.get("message"), str):
             fail(f"error must be {{kind: {' | '.join(_ERROR_KINDS.values())}, message: text}}")
+        _text_field(error, "message", MESSAGE_CHARACTERS, fail, label="error.message")
         return
     if not isinstance(reply, dict) or not isinstance(reply.get("text"), str):
         fail("reply must be an object with a text")
-    if reply.get("finish_reason") is not None and not isinstance(reply["finish_reason"], str):
-        fail("reply.finish_reason must be text or null")
-    if reply.get("usage") is not None and not isinstance(reply["usage"], dict):
-        fail("reply.usage must be an object or null")
-    for name in ("seconds", "attempts"):
-        value = reply.get(name, 0)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            fail(f"reply.{name} must be a non-negative number")
+    _text_field(reply, "finish_reason", NAME_CHARACTERS, fail, label="reply.finish_reason")
+    usage = reply.get("usage")
+    if usage is not None:
+        if not isinstance(usage, dict):
+            fail(f"reply.usage must be an object or null, got {show_value(usage)}")
+        for name, value in usage.items():
+            if name not in USAGE_FIELDS:
+                fail(f"reply.usage holds {show_value(name)}; it holds only {', '.join(USAGE_FIELDS)}")
+            _whole_field(usage, name, 0, MAX_TOKENS, fail, label=f"reply.usage.{name}")
+    seconds = reply.get("seconds", 0)
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= MAX_SECONDS:
+        fail(f"reply.seconds must be a non-negative number of seconds (at most {MAX_SECONDS:g}), "
+             f"got {show_value(seconds)}")
+    _whole_field(reply, "attempts", 0, MAX_ATTEMPTS, fail, label="reply.attempts")
+
+
+def _text_field(data: dict, name: str, limit: int, fail: Callable[[str], NoReturn], *, required: bool = False,
+                label: str | None = None) -> None:
+    value = data.get(name)
+    label = label or name
+    if value is None and not required:
+        return
+    if not isinstance(value, str):
+        fail(f"{label} must be text{'' if required else ' or null'}, got {show_value(value)}")
+    if len(value) > limit:
+        fail(f"{label} is {len(value):,} characters long, more than the {limit:,} Navigator writes")
+
+
+def _whole_field(data: dict, name: str, low: int, high: int, fail: Callable[[str], NoReturn], *,
+                 label: str | None = None) -> None:
+    value = data.get(name)
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        fail(f"{label or name} must be a whole number from {low:,} to {high:,}, got {show_value(value)}")
 
 
 class RecordingChat:

@@ -16,9 +16,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from fuseflow.support.errors import UserError, one_line
+from fuseflow.support.errors import UserError
 from fuseflow.support.readers import parse_json_text
-from navigator.llm.failures import AnswerProblem, LLMConfigError, LLMUnavailable, api_key, scrub
+from navigator.llm.failures import AnswerProblem, LLMConfigError, LLMUnavailable, api_key, checked_key, scrub
+from navigator.process.foreign_text import clean_text
 
 if TYPE_CHECKING:
     from navigator.llm.config import LLMConfig
@@ -29,6 +30,8 @@ __all__ = ["AnswerProblem", "ChatClient", "LLMConfigError", "LLMUnavailable", "O
 #: statuses that mean "the server is there but busy or broken": retried by the client, then LLMUnavailable
 _TRANSIENT = {408, 409, 429}
 _DETAIL_LIMIT = 200
+#: a token count larger than this is not one a server meant (usage is kept for the figures only)
+MAX_TOKENS = 10**12
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,7 @@ class OpenAIChat:
         self._openai = openai
         self.config = config
         self.temperature = temperature
+        key = checked_key(key) if key else None  # a key in any form is hidden from every text from now on
         self._secrets = (key,) if key else ()
         self._attempts = 0
         self._structured_ok = config.structured != "off"
@@ -181,16 +185,16 @@ class OpenAIChat:
         return f"{self._attempts} attempt{'s' if self._attempts != 1 else ''}"
 
     def _text(self, text: str) -> str:
-        """Server text fit for a one-line message: the key hidden, control characters escaped, short."""
-        text = one_line(scrub(str(text), self._secrets))
-        return text if len(text) <= _DETAIL_LIMIT else text[: _DETAIL_LIMIT - 3] + "..."
+        """Server text fit for a one-line message: the key hidden, control characters removed, short."""
+        return clean_text(scrub(str(text), self._secrets), _DETAIL_LIMIT)
 
 
 def _usage(value: Any) -> dict | None:
     if not isinstance(value, dict):
         return None
     usage = {name: value[name] for name in ("prompt_tokens", "completion_tokens", "total_tokens")
-             if isinstance(value.get(name), int) and not isinstance(value.get(name), bool)}
+             if isinstance(value.get(name), int) and not isinstance(value.get(name), bool)
+             and 0 <= value[name] <= MAX_TOKENS}
     return usage or None
 
 

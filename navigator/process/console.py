@@ -2,18 +2,20 @@
 
 Every line goes through fuseflow.support.errors.one_line, so text taken from a user's file (a
 name, a path, an op) can neither split a message over several lines nor send escape
-sequences to the terminal."""
+sequences to the terminal; and through navigator.process.secrets.scrub, so no line shows a
+secret of the process (the model's key) in any form."""
 
 from __future__ import annotations
 
 import sys
 
 from fuseflow.support.errors import one_line
+from navigator.process.secrets import scrub
 
 
 def say(text: str) -> None:
     """Print one line on stderr."""
-    print(one_line(text), file=sys.stderr)
+    print(scrub(one_line(scrub(str(text)))), file=sys.stderr)
 
 
 def say_lines(text: str) -> None:

@@ -14,6 +14,7 @@ import traceback
 from datetime import datetime, timezone
 from pathlib import Path
 from navigator.process.console import say
+from navigator.process.secrets import scrub
 
 CRASH_DIR_ENV = "NAVIGATOR_CRASH_DIR"
 
@@ -45,6 +46,7 @@ def write_crash_report(exc: BaseException, argv: list[str]) -> Path | None:
         text = _report_text(exc, argv)
     except Exception:  # a report that cannot be formatted still deserves its one line
         text = f"{type(exc).__name__}: (the traceback could not be formatted)\n"
+    text = scrub(text)  # an exception's message may quote a secret (an HTTP client shows its headers)
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     for folder in (crash_folder(), Path(tempfile.gettempdir())):
         try:
@@ -60,7 +62,7 @@ def write_crash_report(exc: BaseException, argv: list[str]) -> Path | None:
 
 def describe(exc: BaseException) -> str:
     """`KeyError: 'fusion'`, shortened to fit one line."""
-    message = str(exc).replace("\n", " ")
+    message = scrub(str(exc)).replace("\n", " ")
     if len(message) > 200:
         message = message[:197] + "..."
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
