@@ -12,6 +12,8 @@ once the script is empty. GET /v1/models lists `models`. Server-level switches:
 `supports_response_format = False` answers 400 to any request carrying response_format,
 `api_key` (when set) answers 401 unless the request sends `Authorization: Bearer <api_key>`,
 `models` (when `check_model`) answers 404 to a request for another model.
+`Behaviour(raw=TEXT, content_type=...)` sends any body at all; `completion_body(TEXT)` is a chat
+completion whose content is TEXT, as JSON text, ready to be edited into one no encoder would write.
 
 The openai client waits what Retry-After asks only when it is above 0 (fractions allowed);
 otherwise it backs off 0.5 s, 1 s, ... So tests that want fast retries send
@@ -42,7 +44,9 @@ class Behaviour:
     delay           seconds to wait before answering (for timeouts)
     reject_response_format  answer 400 (OpenAI-style) when the request carries response_format,
                     leaving this behaviour queued for the next request
-    raw             a 200 body sent as is, with content type text/plain (not JSON)
+    raw             a body sent as is (any bytes a server might send: a chat completion with
+                    NaN in it, 500 KB of "{", ...), with `status` and `content_type`
+    content_type    of a `raw` body (text/plain unless given)
     """
     content: str | None = ""
     finish_reason: str | None = "stop"
@@ -54,6 +58,7 @@ class Behaviour:
     reject_response_format: bool = False
     raw: str | None = None
     usage: dict | None = None
+    content_type: str = "text/plain"
 
 
 @dataclass
@@ -154,6 +159,15 @@ class ChatServer:
                 "model": request.get("model", "unknown"), "choices": choices, "usage": usage}
 
 
+def completion_body(content: str, usage: str = '{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}'
+                    ) -> str:
+    """The JSON text of a chat completion answering `content`, with `usage` as raw JSON text (so a
+    test can send what a JSON encoder would not: NaN, 1e400, a string for a number)."""
+    return ('{"id": "chatcmpl-raw", "object": "chat.completion", "created": 0, "model": "test-model", '
+            '"choices": [{"index": 0, "message": {"role": "assistant", "content": ' + json.dumps(content) + '}, '
+            '"finish_reason": "stop", "logprobs": null}], "usage": ' + usage + '}')
+
+
 def _as_behaviour(value: Behaviour | str) -> Behaviour:
     return Behaviour(content=value) if isinstance(value, str) else value
 
@@ -228,7 +242,7 @@ class _Handler(BaseHTTPRequestHandler):
         if behaviour.delay:
             time.sleep(behaviour.delay)
         if behaviour.raw is not None:
-            self._send(200, behaviour.raw, behaviour.headers, content_type="text/plain")
+            self._send(behaviour.status, behaviour.raw, behaviour.headers, content_type=behaviour.content_type)
         elif behaviour.status != 200:
             body = behaviour.body if behaviour.body is not None else error_body(f"scripted HTTP {behaviour.status}")
             self._send(behaviour.status, body, behaviour.headers)

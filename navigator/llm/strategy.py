@@ -226,6 +226,7 @@ class LLMStrategy:
                 tally.errors.extend(errors)
                 self._record(client, round=round_, iteration=tally.iterations, strategy=self.name, parsed=None,
                              errors=errors)
+                self._say_errors(tally, round_, errors)
                 continue
             finally:
                 tally.model_seconds += time.perf_counter() - started
@@ -246,10 +247,14 @@ class LLMStrategy:
                          parsed=[p.to_json() for p in valid], errors=errors)
             if valid and not errors:
                 break
-            if self.verbose and errors:
-                self._say("llm: " + "; ".join(errors))
+            self._say_errors(tally, round_, errors)
         tally.valid += len(valid)
         return valid
+
+    def _say_errors(self, tally: Tally, round_: int, errors: list[str]) -> None:
+        """With --verbose, what was wrong with an answer (an empty one too), and where it came from."""
+        if self.verbose and errors:
+            self._say(f"llm: {self.config.url}, question {tally.questions}, round {round_}: " + "; ".join(errors))
 
     @staticmethod
     def _record(client: Any, **fields: Any) -> None:
