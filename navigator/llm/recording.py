@@ -34,7 +34,7 @@ from fuseflow.support.readers import parse_json_text
 from navigator.llm.config import URL_CHARACTERS
 from navigator.llm.failures import AnswerProblem, LLMConfigError, LLMUnavailable, api_key, scrub, scrub_value
 from navigator.llm.transport import MAX_TOKENS, ChatClient, Reply, messages_sha256
-from navigator.process.foreign_text import escape_unsafe
+from navigator.process.foreign_text import clean_text, escape_unsafe, unsafe_characters
 
 VERSION = 1
 FOLDER = "llm"
@@ -127,6 +127,8 @@ MAX_SECONDS = 1e7
 MAX_ATTEMPTS = 1000
 MAX_ROUND = 1000
 USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
+#: characters of a recorded failure's message kept when it is replayed
+REPLAYED_MESSAGE = 2000
 
 
 def check_exchange(data: Any, where: str) -> None:
@@ -144,11 +146,10 @@ def check_exchange(data: Any, where: str) -> None:
     if not isinstance(data.get("messages_sha256"), str):
         fail("has no messages_sha256")
     _text_field(data, "messages_sha256", 64, fail, required=True)
-    for name in ("time", "schema_name"):
-        _text_field(data, name, 64 if name == "time" else NAME_CHARACTERS, fail)
-    _text_field(data, "model", NAME_CHARACTERS, fail)
-    _text_field(data, "base_url", URL_CHARACTERS, fail)
-    _text_field(data, "strategy", NAME_CHARACTERS, fail)
+    # names a run may take from the recording (the model's is shown and stored): one plain line each
+    for name in ("time", "schema_name", "model", "strategy"):
+        _text_field(data, name, 64 if name == "time" else NAME_CHARACTERS, fail, plain=True)
+    _text_field(data, "base_url", URL_CHARACTERS, fail, plain=True)
     _whole_field(data, "index", 1, 10**9, fail)
     _whole_field(data, "round", 0, MAX_ROUND, fail)
     _whole_field(data, "iteration", 0, MAX_ROUND, fail)
@@ -196,7 +197,7 @@ def check_exchange(data: Any, where: str) -> None:
 
 
 def _text_field(data: dict, name: str, limit: int, fail: Callable[[str], NoReturn], *, required: bool = False,
-                label: str | None = None) -> None:
+                label: str | None = None, plain: bool = False) -> None:
     value = data.get(name)
     label = label or name
     if value is None and not required:
@@ -205,6 +206,8 @@ def _text_field(data: dict, name: str, limit: int, fail: Callable[[str], NoRetur
         fail(f"{label} must be text{'' if required else ' or null'}, got {show_value(value)}")
     if len(value) > limit:
         fail(f"{label} is {len(value):,} characters long, more than the {limit:,} Navigator writes")
+    if plain and unsafe_characters().search(value):
+        fail(f"{label} holds a control or format character, which Navigator never writes there")
 
 
 def _whole_field(data: dict, name: str, low: int, high: int, fail: Callable[[str], NoReturn], *,
@@ -282,7 +285,8 @@ class ReplayChat:
         self.position += 1
         error = exchange.get("error")
         if error:
-            kind, message = error.get("kind"), error.get("message", "")
+            # a recorded failure's words become a fallback's reason, stored in the session
+            kind, message = error.get("kind"), clean_text(error.get("message", ""), REPLAYED_MESSAGE)
             if kind == "answer":
                 raise AnswerProblem(message)
             if kind == "config":

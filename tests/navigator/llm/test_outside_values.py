@@ -306,6 +306,21 @@ def test_a_recording_is_checked_field_by_field_at_load(tmp_path, fields, named):
     assert str(caught.value).startswith(f"{path} line 1 (exchange 1): ")
 
 
+@pytest.mark.parametrize("field, value, named", [
+    ("model", "fake\u202e", "model holds a control or format character"),
+    ("index", 0, "index must be a whole number from 1"),
+    ("structured", "yes", "structured must be true, false or null"),
+    ("messages", [{"role": 1}], "messages[1].role must be text"),
+    ("errors", [1], "errors must be a list of texts"),
+], ids=["model-bidi", "index", "structured", "messages", "errors"])
+def test_a_recording_is_checked_field_by_field_beside_the_reply(tmp_path, field, value, named):
+    path = _recording(tmp_path)
+    line = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**line, field: value}) + "\n", encoding="utf-8")
+    with pytest.raises(RecordingError, match=re.escape(named)):
+        load_recording(path)
+
+
 def test_replaying_a_recording_whose_usage_is_not_a_number_stops_at_once(gcn, tmp_path):
     path = _recording(tmp_path, usage={"prompt_tokens": "x"})
     result = gcn("fill", "?1", "--auto", "llm", *QUICK, "--replay-llm", str(path))
