@@ -92,12 +92,16 @@ class Validated:
 
 
 def parse_answer(text: str, finish_reason: str | None = None) -> list[Any]:
-    """The raw proposals of an answer (a list of whatever the model wrote for each)."""
+    """The raw proposals of an answer (a list of whatever the model wrote for each).
+
+    An answer cut at the token limit whose outermost JSON did not end is reported as cut off,
+    not read for the lists inside it (a cut `{"proposals": [{"choices": ["1.2"], ...` would
+    otherwise be taken for the list ["1.2"])."""
+    if finish_reason == "length" and not _outer_json_ends(text):
+        raise AnswerError("the answer was cut off at the token limit (finish_reason \"length\") before its "
+                          "JSON ended: answer with fewer proposals and shorter rationales")
     document = _json_of(text)
     if document is None:
-        if finish_reason == "length":
-            raise AnswerError("the answer was cut off at the token limit (finish_reason \"length\") before its "
-                              "JSON ended: answer with fewer proposals and shorter rationales")
         raise AnswerError(f"the answer is not JSON (nor a fenced JSON block, nor a JSON object in the text): "
                           f"{_quote(text)}")
     if isinstance(document, list):
@@ -228,6 +232,25 @@ def _json_of(text: str) -> Any:
         if isinstance(value, dict) and ("proposals" in value or "choices" in value) or isinstance(value, list) and value:
             return value
     return None
+
+
+def _outer_json_ends(text: str) -> bool:
+    """Whether the answer's first JSON value (or a fenced block) is complete."""
+    stripped = text.strip()
+    for block in _fenced(stripped):
+        try:
+            json.loads(block)
+            return True
+        except ValueError:
+            continue
+    first = re.search(r"[\[{]", stripped)
+    if first is None:
+        return False
+    try:
+        json.JSONDecoder().raw_decode(stripped, first.start())
+    except ValueError:
+        return False
+    return True
 
 
 def _fenced(text: str) -> list[str]:
