@@ -342,9 +342,13 @@ class LLMStrategy:
         tally.started = started
         try:
             ranked = self._search(context, search, tally)
+            last = tally.errors[-1] if tally.errors else "no proposal"
+            cut = "cut off at the token limit" in last
             reason = None if ranked is not None else (
-                f"the model gave no valid proposal in {self.config.rounds} rounds "
-                f"(last: {tally.errors[-1] if tally.errors else 'no proposal'})")
+                f"the model gave no valid proposal in {self.config.rounds} round{'s' if self.config.rounds != 1 else ''} "
+                f"(last: {last})"
+                + (f"; its answers stopped at max_tokens ({self.config.max_tokens or 'sized from the schema'}): "
+                   "raise --max-tokens (NAVIGATOR_LLM_MAX_TOKENS)" if cut else ""))
         except LLMUnavailable as exc:
             ranked, reason = None, str(exc)
         tally.ended = time.perf_counter()

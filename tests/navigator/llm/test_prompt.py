@@ -16,8 +16,8 @@ from fuseflow.program.binding import bind
 from fuseflow.program.bundled import resolve_program
 from navigator.auto.base import StrategyContext
 from navigator.llm import describe, prompt as prompt_module
-from navigator.llm.tokens import estimate_tokens
 from navigator.llm.prompt import build_prompt, option_ids
+from navigator.llm.tokens import estimate_tokens
 from navigator.navigation.session import Session
 from navigator.fuseflow.schedule_space import ScheduleSpace
 from tests.navigator.fuseflow.space_helpers import prefill_randomly
