@@ -15,6 +15,23 @@ once the script is empty. GET /v1/models lists `models`. Server-level switches:
 `Behaviour(raw=TEXT, content_type=...)` sends any body at all; `completion_body(TEXT)` is a chat
 completion whose content is TEXT, as JSON text, ready to be edited into one no encoder would write.
 
+`ChatServer(kind=...)` behaves as a real server does with `response_format`, tokens and context:
+
+    "openai"            (the default) takes any response_format
+    "llama-server"      llama.cpp's: takes json_schema and json_object; POST /tokenize {"content"};
+                        a prompt of `context_size` tokens or more gets HTTP 400 with its message
+                        ("the request exceeds the available context size, try increasing it")
+    "llama-cpp-python"  its Python server: json_schema gets HTTP 500 with pydantic's message
+                        ("Input should be 'text' or 'json_object'"), json_object (with a schema) is
+                        taken; POST /extras/tokenize {"input"}; a prompt over `context_size` gets
+                        HTTP 400 "This model's maximum context length is ..."
+    "plain"             ignores response_format (answers as it likes)
+    "plain-400"         answers 400 to any request carrying response_format
+
+Tokens are counted by `server_tokens` (words and single punctuation marks), in `usage` and by
+the tokenize endpoints alike. An answer longer than the request's `max_tokens` (or than what
+the context leaves) is cut there, with finish_reason "length", as real servers do.
+
 The openai client waits what Retry-After asks only when it is above 0 (fractions allowed);
 otherwise it backs off 0.5 s, 1 s, ... So tests that want fast retries send
 `Retry-After: 0.01` rather than 0.
@@ -23,6 +40,7 @@ otherwise it backs off 0.5 s, 1 s, ... So tests that want fast retries send
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -74,11 +92,43 @@ def error_body(message: str, kind: str = "invalid_request_error", code: str | No
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
+KINDS = ("openai", "llama-server", "llama-cpp-python", "plain", "plain-400")
+#: llama.cpp's llama-server, when the prompt does not fit (tools/server/server.cpp)
+LLAMA_SERVER_CONTEXT = "the request exceeds the available context size, try increasing it"
+#: llama-cpp-python's server on response_format json_schema: its route error handler answers
+#: HTTP 500 with the text of pydantic's validation error
+LLAMA_CPP_PYTHON_SCHEMA = ("[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+                           "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', "
+                           "'ctx': {'expected': \"'text' or 'json_object'\"}}]")
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def server_tokens(text: str) -> list[str]:
+    """The test servers' tokenizer: words and single punctuation marks."""
+    return _TOKEN.findall(text)
+
+
+def prompt_tokens(request: dict) -> int:
+    return sum(len(server_tokens(str(m.get("content", "")))) + 4 for m in request.get("messages", [])
+               if isinstance(m, dict))
+
+
+def _cut(text: str, tokens: int) -> str:
+    """`text` up to the end of its `tokens`-th token."""
+    ends = [m.end() for m in _TOKEN.finditer(text)]
+    return text if len(ends) <= tokens else text[:ends[tokens - 1]] if tokens > 0 else ""
+
+
 class ChatServer:
-    def __init__(self, models: tuple[str, ...] = ("test-model",)):
+    def __init__(self, models: tuple[str, ...] = ("test-model",), kind: str = "openai",
+                 context_size: int | None = None):
+        assert kind in KINDS, kind
         self.models = list(models)
+        self.kind = kind
+        #: the context in tokens (None: unbounded): a prompt that does not fit is refused
+        self.context_size = context_size
         self.check_model = False
-        self.supports_response_format = True
+        self.supports_response_format = kind != "plain-400"
         self.api_key: str | None = None
         self.responder: Callable[[dict], Behaviour | str] = lambda request: Behaviour(content="{}")
         self.requests: list[Received] = []
@@ -133,11 +183,34 @@ class ChatServer:
 
     # ------------------------------------------------------------ answering
 
+    def _refusal(self, request: dict) -> Behaviour | None:
+        """What the server kind says to the request's response_format and size, if it refuses it."""
+        form = request.get("response_format")
+        kind = form.get("type") if isinstance(form, dict) else None
+        if form is not None and not self.supports_response_format:
+            return _rejection()
+        if self.kind == "llama-cpp-python" and kind not in (None, "text", "json_object"):
+            return Behaviour(status=500, body=error_body(LLAMA_CPP_PYTHON_SCHEMA, "internal_server_error"))
+        if self.context_size is not None:
+            used = prompt_tokens(request)
+            if self.kind == "llama-cpp-python" and used + int(request.get("max_tokens") or 0) > self.context_size:
+                return Behaviour(status=400, body=error_body(
+                    f"This model's maximum context length is {self.context_size} tokens. However, you requested "
+                    f"{used + int(request.get('max_tokens') or 0)} tokens ({used} in the messages, "
+                    f"{request.get('max_tokens')} in the completion). Please reduce the length of the messages or "
+                    "completion.", code="context_length_exceeded"))
+            if used >= self.context_size:
+                body = {"error": {"code": 400, "message": LLAMA_SERVER_CONTEXT, "type": "exceed_context_size_error",
+                                  "n_prompt_tokens": used, "n_ctx": self.context_size}}
+                return Behaviour(status=400, body=body)
+        return None
+
     def _behaviour_for(self, request: dict) -> Behaviour:
         carries_format = "response_format" in request
         with self._lock:
-            if carries_format and not self.supports_response_format:
-                return _rejection()
+            refused = self._refusal(request)
+            if refused is not None:
+                return refused
             if self._queue:
                 head = _as_behaviour(self._queue[0])
                 if head.reject_response_format and carries_format:
@@ -147,14 +220,18 @@ class ChatServer:
         return _as_behaviour(self.responder(request))
 
     def _completion(self, request: dict, behaviour: Behaviour) -> dict:
-        prompt_tokens = sum(len(str(m.get("content", ""))) // 4 + 1 for m in request.get("messages", []))
-        content = behaviour.content or ""
+        prompt = prompt_tokens(request)
+        content, finish = behaviour.content, behaviour.finish_reason
+        limits = [n for n in (request.get("max_tokens"), (self.context_size - prompt) if self.context_size else None)
+                  if isinstance(n, int)]
+        if content and limits and len(server_tokens(content)) > min(limits):
+            content, finish = _cut(content, min(limits)), "length"
+        completion = len(server_tokens(content or ""))
         usage = behaviour.usage if behaviour.usage is not None else {
-            "prompt_tokens": prompt_tokens, "completion_tokens": len(content) // 4 + 1,
-            "total_tokens": prompt_tokens + len(content) // 4 + 1}
+            "prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
         choices = [] if behaviour.no_choices else [{
-            "index": 0, "message": {"role": "assistant", "content": behaviour.content},
-            "finish_reason": behaviour.finish_reason, "logprobs": None}]
+            "index": 0, "message": {"role": "assistant", "content": content},
+            "finish_reason": finish, "logprobs": None}]
         return {"id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": int(time.time()),
                 "model": request.get("model", "unknown"), "choices": choices, "usage": usage}
 
@@ -227,6 +304,15 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             request = None
         self._record(request)
+        tokenizer = {"llama-server": ("/tokenize", "content"),
+                     "llama-cpp-python": ("/extras/tokenize", "input")}.get(self.owner.kind)
+        if tokenizer is not None and self.path.rstrip("/") == tokenizer[0]:
+            text = request.get(tokenizer[1]) if isinstance(request, dict) else None
+            if not isinstance(text, str):
+                self._send(400, error_body(f"{tokenizer[1]} must be text"))
+            else:
+                self._send(200, {"tokens": list(range(len(server_tokens(text))))})
+            return
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._send(404, error_body(f"no route {self.path}"))
             return

@@ -53,7 +53,8 @@ def describe_strategies() -> dict[str, str]:
 _OPTION_FLAGS = {"limit": "--limit", "budget": "--budget", "jobs": "--jobs", "engine": "--engine",
                  "scheduler": "--scheduler", "base_url": "--base-url", "model": "--model", "timeout": "--timeout",
                  "retries": "--retries", "rounds": "--rounds", "iterations": "--iterations", "beam": "--beam",
-                 "replay": "--replay-llm", "verbose": "--verbose", "chooser": "--top"}
+                 "replay": "--replay-llm", "verbose": "--verbose", "chooser": "--top",
+                 "response_format": "--response-format", "max_tokens": "--max-tokens"}
 
 
 def get_strategy(name: str, ambient: dict[str, Any] | None = None, **options: Any) -> Strategy:

@@ -11,8 +11,7 @@ import sys
 from pathlib import Path
 
 from fuseflow.support.errors import UserError
-from navigator.commands.options import (add_data_options, add_session_option, parse_dims, print_json, seconds,
-                                        whole_number)
+from navigator.commands.options import add_data_options, add_session_option, parse_dims, print_json, whole_number
 from navigator.process.console import say, say_error
 
 
@@ -110,6 +109,7 @@ def cmd_fill(args) -> int:
                       "--scheduler": args.scheduler, "--base-url": args.base_url, "--model": args.model,
                       "--timeout": args.timeout, "--retries": args.retries, "--rounds": args.rounds,
                       "--iterations": args.iterations, "--beam": args.beam, "--top": args.top, "--pick": args.pick,
+                      "--response-format": args.response_format, "--max-tokens": args.max_tokens,
                       "--replay-llm": args.replay_llm, "--verbose": args.verbose or None}
     for flag, given in (("--subtree", args.subtree), ("--all", args.all),
                         *((flag, value is not None) for flag, value in strategy_flags.items())):
@@ -119,6 +119,9 @@ def cmd_fill(args) -> int:
     if args.pick is not None and args.top is None:
         raise UserError("--pick N chooses among the plans --top K shows", where="--pick",
                         fix=f"e.g. navigator fill '?{hole}' --auto llm --top 3 --pick 2")
+    if args.pick is not None and args.pick > args.top:  # known before the model is asked
+        raise UserError(f"--pick {args.pick} is beyond the {args.top} plan(s) --top {args.top} shows", where="--pick",
+                        fix=f"--pick 1 to {args.top}, or a larger --top")
     scope = Scope.ALL if args.all else Scope.SUBTREE if args.subtree else Scope.HOLE
     if args.jobs and (args.engine or "local") == "local":
         from navigator.batch.engines import check_local_jobs
@@ -127,7 +130,8 @@ def cmd_fill(args) -> int:
     strategy = (get_strategy(args.auto, ambient=_strategy_ambient(args), limit=args.limit, budget=args.budget,
                              jobs=args.jobs, engine=args.engine, scheduler=args.scheduler, base_url=args.base_url,
                              model=args.model, timeout=args.timeout, retries=args.retries, rounds=args.rounds,
-                             iterations=args.iterations, beam=args.beam, replay=args.replay_llm,
+                             iterations=args.iterations, beam=args.beam, response_format=args.response_format,
+                             max_tokens=args.max_tokens, replay=args.replay_llm,
                              verbose=args.verbose or None, chooser=_chooser(args))
                 if args.auto else None)
     with locked_workspace(_path(args), accept_changes=args.accept_changes) as workspace:
@@ -161,7 +165,9 @@ def _chooser(args):
     from navigator.llm.ranked_plans import chooser
 
     ask = input if sys.stdin.isatty() and sys.stderr.isatty() and args.pick is None else None
-    return chooser(args.top, args.pick, say_lines, ask)
+    choose = chooser(args.top, args.pick, say_lines, ask)
+    choose.flags = f"--top {args.top}" + (f" --pick {args.pick}" if args.pick is not None else "")
+    return choose
 
 
 def _undo_redo(args, action: str) -> int:
@@ -255,6 +261,9 @@ def _add_hints_flag(sub) -> None:
 
 
 def register(subs) -> None:
+    from navigator.auto.registry import strategy_names
+    from navigator.llm.config import RESPONSE_FORMATS, flag_type, number_range
+
     start = subs.add_parser("start", help="start a navigation session for a program or a Honeybee problem")
     start.add_argument("program", help="path to a program .toml, a bundled program's name, or a Honeybee "
                                        "problem .hb.toml (with --library)")
@@ -287,8 +296,8 @@ def register(subs) -> None:
     fill.add_argument("hole", metavar="HOLE", help="the hole: ?3, 3 or h3")
     fill.add_argument("option", metavar="OPTION", nargs="*", help="menu number, option id, or FUNCTION FIELD=VALUE ...")
     fill.add_argument("--auto", metavar="STRATEGY",
-                      help="let a strategy choose: default, heuristic, exhaustive, beam or anneal "
-                           "(docs/strategies.md)")
+                      help=f"let a strategy choose: {', '.join(strategy_names())} (docs/strategies.md; llm: "
+                           "docs/llm.md)")
     scope = fill.add_mutually_exclusive_group()
     scope.add_argument("--subtree", action="store_true", help="with --auto: also fill every hole opened beneath HOLE")
     scope.add_argument("--all", action="store_true", help="with --auto: fill every open hole, until the sketch is "
@@ -306,12 +315,23 @@ def register(subs) -> None:
     llm.add_argument("--base-url", metavar="URL", help="the OpenAI-compatible endpoint (else OPENAI_BASE_URL, the "
                                                       "config file)")
     llm.add_argument("--model", metavar="NAME", help="the model (else NAVIGATOR_LLM_MODEL, the config file)")
-    llm.add_argument("--timeout", type=seconds(86400), metavar="S", help="seconds per request (default 60)")
-    llm.add_argument("--retries", type=whole_number(0), metavar="N", help="retries after a timeout, 429 or 5xx (default 2)")
-    llm.add_argument("--rounds", type=whole_number(), metavar="N",
-                     help="questions re-asked after an invalid answer (default 3)")
-    llm.add_argument("--iterations", type=whole_number(), metavar="N", help="search iterations (default 3)")
-    llm.add_argument("--beam", type=whole_number(), metavar="K", help="plans kept per iteration (default 3)")
+    llm.add_argument("--timeout", type=flag_type("timeout"), metavar="S",
+                     help=f"seconds per request, {number_range('timeout')} (default 60)")
+    llm.add_argument("--retries", type=flag_type("retries"), metavar="N",
+                     help=f"retries after a timeout, 429 or 5xx, {number_range('retries')} (default 2)")
+    llm.add_argument("--rounds", type=flag_type("rounds"), metavar="N",
+                     help=f"rounds per question: re-asks after an invalid answer, {number_range('rounds')} "
+                          "(default 3)")
+    llm.add_argument("--iterations", type=flag_type("iterations"), metavar="N",
+                     help=f"search iterations, {number_range('iterations')} (default 3)")
+    llm.add_argument("--beam", type=flag_type("beam"), metavar="K",
+                     help=f"plans kept per iteration, {number_range('beam')} (default 3)")
+    llm.add_argument("--response-format", choices=RESPONSE_FORMATS, default=None,
+                     help="how the answer's JSON schema is sent (else NAVIGATOR_LLM_RESPONSE_FORMAT, the config file; "
+                          "default auto: json_schema, else json_object, else plain, remembered per server)")
+    llm.add_argument("--max-tokens", type=flag_type("max_tokens"), metavar="N",
+                     help="tokens an answer may take (else NAVIGATOR_LLM_MAX_TOKENS, the config file; default: "
+                          "sized from the question's schema, ~2,000)")
     llm.add_argument("--top", type=whole_number(), metavar="K", help="show the K best plans and pick one")
     llm.add_argument("--pick", type=whole_number(), metavar="N", help="with --top: take plan N (for scripts)")
     llm.add_argument("--replay-llm", metavar="FILE", help="answer from a recording instead of the network")

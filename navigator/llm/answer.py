@@ -108,15 +108,19 @@ class Validated:
 
 
 def parse_answer(text: str, finish_reason: str | None = None) -> list[Any]:
-    """The raw proposals of an answer (a list of whatever the model wrote for each)."""
+    """The raw proposals of an answer (a list of whatever the model wrote for each).
+
+    An answer cut at the token limit whose outermost JSON did not end is reported as cut off,
+    not read for the lists inside it (a cut `{"proposals": [{"choices": ["1.2"], ...` would
+    otherwise be taken for the list ["1.2"])."""
     if len(text) > ANSWER_CHARACTERS:
         raise AnswerError(f"the answer is {len(text):,} characters long, more than the {ANSWER_CHARACTERS:,} "
                           "Navigator reads: answer with fewer proposals and shorter rationales")
+    if finish_reason == "length" and not _outer_json_ends(text):
+        raise AnswerError("the answer was cut off at the token limit (finish_reason \"length\") before its "
+                          "JSON ended: answer with fewer proposals and shorter rationales")
     document, problem = _json_of(text)
     if document is None:
-        if finish_reason == "length":
-            raise AnswerError("the answer was cut off at the token limit (finish_reason \"length\") before its "
-                              "JSON ended: answer with fewer proposals and shorter rationales")
         if problem is not None:
             raise AnswerError(f"the answer's JSON {problem}: answer with the JSON object asked for, its numbers "
                               "finite and short, nested no deeper than the schema")
@@ -309,6 +313,19 @@ def _outermost_spans(text: str, strings: bool) -> list[tuple[int, int]]:
                 spans.pop()
             spans.append((start, index + 1))
     return spans
+
+
+def _outer_json_ends(text: str) -> bool:
+    """Whether the answer's first JSON value (bare, or in a fenced block) is complete: its
+    first bracket opens one of the outermost balanced spans (one linear pass)."""
+    stripped = text.strip()
+    first = _FIRST_BRACKET.search(stripped)
+    if first is None:
+        return False
+    return any(start == first.start() for start, _ in _outermost_spans(stripped, True))
+
+
+_FIRST_BRACKET = re.compile(r"[\[{]")
 
 
 def _number(value: Any) -> float | None:

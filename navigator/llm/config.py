@@ -29,10 +29,17 @@ from navigator.llm.failures import KEY_ENV, LLMConfigError, api_key
 
 BASE_URL_ENV = "OPENAI_BASE_URL"
 MODEL_ENV = "NAVIGATOR_LLM_MODEL"
+RESPONSE_FORMAT_ENV = "NAVIGATOR_LLM_RESPONSE_FORMAT"
+MAX_TOKENS_ENV = "NAVIGATOR_LLM_MAX_TOKENS"
 CONFIG_ENV = "NAVIGATOR_CONFIG"
 #: where the openai client goes when no base URL is configured (a key alone means OpenAI itself)
 OPENAI_URL = "https://api.openai.com/v1"
 STRUCTURED_MODES = ("auto", "on", "off")
+#: how the answer's schema is sent (navigator.llm.transport): `auto` tries json_schema, then
+#: json_object with the schema, then plain text, and remembers what the server took
+RESPONSE_FORMATS = ("auto", "json_schema", "json_object", "plain")
+#: the older `structured` key, as a response format ("schema": json_schema or json_object, never plain)
+STRUCTURED_AS_FORMAT = {"auto": "auto", "on": "schema", "off": "plain"}
 _WHAT = "a navigator config file"
 #: config files are a few lines; anything bigger is not one
 _CONFIG_LIMIT = 1024 * 1024
@@ -41,7 +48,7 @@ _CONFIG_LIMIT = 1024 * 1024
 @dataclass(frozen=True)
 class Setting:
     """One tunable number: its default and the range a value must fall in."""
-    default: float | int
+    default: float | int | None
     low: float
     high: float
     whole: bool
@@ -52,11 +59,16 @@ class Setting:
 NUMBERS: dict[str, Setting] = {
     "timeout": Setting(60.0, 0.001, 3600, False, "seconds per request"),
     "retries": Setting(2, 0, 20, True, "transport retries on 429, 5xx and timeouts"),
-    "rounds": Setting(3, 0, 20, True, "re-asks after an invalid answer"),
+    "rounds": Setting(3, 1, 20, True, "questions asked per hole set, re-asks after an invalid answer included"),
     "iterations": Setting(3, 1, 100, True, "search iterations"),
     "beam": Setting(3, 1, 100, True, "proposals kept"),
+    # None: sized from the question's schema (navigator.llm.answer_budget.answer_tokens)
+    "max_tokens": Setting(None, 16, 131072, True, "tokens an answer may take"),
 }
-FILE_KEYS = ("base_url", "model", *NUMBERS, "structured")
+FILE_KEYS = ("base_url", "model", *NUMBERS, "structured", "response_format")
+#: the settings the environment may give, besides the key
+ENVIRONMENT = {"base_url": BASE_URL_ENV, "model": MODEL_ENV, "response_format": RESPONSE_FORMAT_ENV,
+               "max_tokens": MAX_TOKENS_ENV}
 
 
 @dataclass(frozen=True)
@@ -70,6 +82,10 @@ class LLMConfig:
     iterations: int = 3
     beam: int = 3
     structured: str = "auto"
+    #: auto, json_schema, json_object or plain; None: as `structured` says (STRUCTURED_AS_FORMAT)
+    response_format: str | None = None
+    #: the answer's token limit; None: sized from each question's schema
+    max_tokens: int | None = None
     #: where each value came from: "flag", "env NAME", "config PATH" or "default"
     sources: dict[str, str] = field(default_factory=dict, compare=False)
     api_key_present: bool = False
@@ -78,6 +94,11 @@ class LLMConfig:
     def url(self) -> str:
         """The endpoint requests go to: the base URL, or OpenAI's when only a key is set."""
         return self.base_url or OPENAI_URL
+
+    @property
+    def format_mode(self) -> str:
+        """The response format asked for: RESPONSE_FORMATS, or "schema" (structured = "on")."""
+        return self.response_format or STRUCTURED_AS_FORMAT[self.structured]
 
 
 def default_config_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -102,8 +123,8 @@ def how_to_configure(config_path: Path) -> str:
 
 def resolve_config(*, base_url: str | None = None, model: str | None = None, timeout: float | None = None,
                    retries: int | None = None, rounds: int | None = None, iterations: int | None = None,
-                   beam: int | None = None, structured: str | None = None,
-                   environ: Mapping[str, str] | None = None, config_path: str | os.PathLike | None = None
+                   beam: int | None = None, structured: str | None = None, response_format: str | None = None,
+                   max_tokens: int | None = None, environ: Mapping[str, str] | None = None, config_path: str | os.PathLike | None = None
                    ) -> LLMConfig:
     """The configuration from flags (the keyword arguments), environment, config file and defaults.
 
@@ -119,15 +140,15 @@ def resolve_config(*, base_url: str | None = None, model: str | None = None, tim
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     flags = {"base_url": base_url, "model": model, "timeout": timeout, "retries": retries, "rounds": rounds,
-             "iterations": iterations, "beam": beam, "structured": structured}
-    environment = {"base_url": BASE_URL_ENV, "model": MODEL_ENV}
+             "iterations": iterations, "beam": beam, "structured": structured, "response_format": response_format,
+             "max_tokens": max_tokens}
     for name, flag in flags.items():
-        env_name = environment.get(name)
+        env_name = ENVIRONMENT.get(name)
         env_value = env.get(env_name, "").strip() if env_name else ""
         if flag is not None:
             values[name], sources[name] = _checked_flag(name, flag), "flag"
         elif env_value:
-            values[name], sources[name] = env_value, f"env {env_name}"
+            values[name], sources[name] = _checked_text(name, env_value, "$" + env_name), f"env {env_name}"
         elif name in from_file:
             values[name], sources[name] = from_file[name], file_source
         else:
@@ -158,16 +179,54 @@ def _checked_flag(name: str, value: Any) -> Any:
         return check_number(name, value, where)
     if name == "structured":
         return check_structured(value, where)
+    if name == "response_format":
+        return check_response_format(value, where)
     text = str(value).strip()
     if not text:
         raise LLMConfigError("is empty", where=where, fix=f"give a {name.replace('_', ' ')}, or leave the flag out")
     return text
 
 
+def _checked_text(name: str, text: str, where: str) -> Any:
+    """A setting given as text (the environment, a flag before argparse converts it)."""
+    if name in NUMBERS:
+        try:
+            value: Any = int(text) if NUMBERS[name].whole and re.fullmatch(r"[+-]?[0-9]{1,12}", text) else float(text)
+        except ValueError:
+            value = text
+        return check_number(name, value, where)
+    if name == "response_format":
+        return check_response_format(text, where)
+    return text
+
+
+def number_range(name: str) -> str:
+    """`a whole number from 1 to 20`: the one range of a number setting, for every message."""
+    setting = NUMBERS[name]
+    return f"{'a whole number' if setting.whole else 'a number'} from {setting.low:g} to {setting.high:g}"
+
+
+def flag_type(name: str):
+    """An argparse type for the number setting `name`: the same rule as the environment and the
+    config file (check_number), refused with its range."""
+    import argparse
+
+    def parse(text: str):
+        try:
+            return _checked_text(name, text.strip(), "")
+        except LLMConfigError:
+            raise argparse.ArgumentTypeError(f"expected {number_range(name)} ({NUMBERS[name].meaning}), "
+                                             f"not {text[:40]!r}") from None
+
+    parse.__name__ = name  # argparse names the type in its messages
+    return parse
+
+
 def check_number(name: str, value: Any, where: str) -> float | int:
     """A number setting within its range; bools, NaN and fractions for whole numbers are refused."""
     setting = NUMBERS[name]
-    example = f"e.g. {name} = {setting.default} ({setting.meaning})"
+    example = f"e.g. {name} = {setting.default if setting.default is not None else int(setting.low) * 64} " \
+              f"({setting.meaning})"
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise LLMConfigError(f"must be a number, got {show_value(value)}", where=where, fix=example)
     if setting.whole and not float(value).is_integer():
@@ -178,6 +237,14 @@ def check_number(name: str, value: Any, where: str) -> float | int:
         raise LLMConfigError(f"must be from {setting.low:g} to {setting.high:g}, got {show_value(value)}",
                              where=where, fix=example)
     return int(value) if setting.whole else float(value)
+
+
+def check_response_format(value: Any, where: str) -> str:
+    if value not in RESPONSE_FORMATS:
+        raise LLMConfigError(f"must be one of {', '.join(RESPONSE_FORMATS)}, got {show_value(value)}", where=where,
+                             fix="auto tries json_schema, then json_object with the schema, then plain text, and "
+                                 "remembers what the server took (docs/llm.md)")
+    return value
 
 
 def check_structured(value: Any, where: str) -> str:
@@ -277,11 +344,14 @@ def read_config_file(path: Path, *, required: bool) -> dict[str, Any]:
                 checked[key] = check_number(key, value, "")
             except LLMConfigError as exc:
                 fail(key, exc.bare_message, exc.fix or "")
-        elif key == "structured":
+        elif key in ("structured", "response_format"):
             try:
-                checked[key] = check_structured(value, "")
+                checked[key] = (check_structured if key == "structured" else check_response_format)(value, "")
             except LLMConfigError as exc:
                 fail(key, exc.bare_message, exc.fix or "")
+            if "structured" in checked and "response_format" in checked:
+                fail(key, "give response_format or structured (its older form), not both",
+                     'keep response_format = "auto" (or json_schema, json_object, plain)')
         elif not isinstance(value, str) or not value.strip():
             fail(key, f"must be a non-empty string, got {show_value(value)}",
                  f'e.g. {key} = "{"http://127.0.0.1:8000/v1" if key == "base_url" else "MODEL"}"')

@@ -18,13 +18,13 @@ matched by a hash of the prompt.
 
 from __future__ import annotations
 
-import math
 import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from navigator.lang.formula import format_value
 from navigator.llm.describe import ProgramBrief, count_text, figure
+from navigator.llm.tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from fuseflow.cost.hints import CostHint
@@ -38,9 +38,6 @@ MAX_OPTIONS = 20
 SKETCH_LINES = 120
 #: facts of a Honeybee problem listed one by one; beyond, only their count per prop
 FACTS_LISTED = 40
-#: characters per token in `estimated_tokens` (the usual rule of thumb for English and code
-#: with GPT-style tokenizers; exact counts depend on the model's tokenizer)
-CHARS_PER_TOKEN = 4
 
 
 @dataclass(frozen=True)
@@ -66,7 +63,7 @@ class Prompt:
     messages: list[dict]
     #: the user message (what --verbose shows)
     text: str
-    #: ceil(characters of every message / CHARS_PER_TOKEN)
+    #: the messages' tokens as navigator.llm.tokens estimates them (within ESTIMATE_ERROR)
     estimated_tokens: int
     #: every LISTED id -> its entry (option_ids has every offered one)
     entries: dict[str, MenuEntry]
@@ -78,10 +75,6 @@ def option_ids(menus: "Menus", holes: Iterable[int]) -> dict[str, tuple[int, str
     return {f"{hole}.{number}": (hole, option.id)
             for hole in sorted(set(holes))
             for number, option in enumerate(menus.for_hole(hole).options, 1)}
-
-
-def estimate_tokens(messages: Sequence[Mapping[str, str]]) -> int:
-    return math.ceil(sum(len(m["content"]) for m in messages) / CHARS_PER_TOKEN)
 
 
 def build_prompt(context: "StrategyContext", holes: Iterable[int], *, instructions: str, system: str,

@@ -240,10 +240,16 @@ class RecordingChat:
             self.recording.append(exchange)
             raise
         exchange["structured"] = reply.structured
+        exchange["response_format"] = reply.response_format
         exchange["reply"] = {"text": reply.text, "finish_reason": reply.finish_reason, "usage": reply.usage,
                              "seconds": round(reply.seconds, 6), "attempts": reply.attempts}
         self.recording.append(exchange)
         return reply
+
+    def count_tokens(self, messages: list[dict]) -> int | None:
+        """The inner client's count of the messages' tokens (None when it cannot count)."""
+        count = getattr(self.inner, "count_tokens", None)
+        return count(messages) if count is not None else None
 
     def record_extra(self, **fields: Any) -> None:
         """Attach the caller's fields (parsed proposals, validation errors, round, ...) to the last exchange."""
@@ -296,4 +302,5 @@ class ReplayChat:
         reply = exchange["reply"]
         return Reply(text=reply["text"], finish_reason=reply.get("finish_reason"), usage=reply.get("usage"),
                      seconds=float(reply.get("seconds", 0.0)), structured=bool(exchange.get("structured")),
-                     attempts=int(reply.get("attempts", 1)))
+                     attempts=int(reply.get("attempts", 1)),
+                     response_format=form if isinstance(form := exchange.get("response_format"), str) else None)

@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from navigator.auto.base import Plan, PlannedStep, Scope, StrategyContext, StrategyError
 from navigator.auto.decisions import Candidate, realize
 from navigator.auto.scope import ScopeWalk
-from navigator.llm.answer import ANSWER_SCHEMA, SCHEMA_NAME, AnswerError, Proposal, parse_answer, validate
+from navigator.llm.answer import SCHEMA_NAME, AnswerError, Proposal, parse_answer, validate
+from navigator.llm.answer_budget import question_schema
 
 if TYPE_CHECKING:
     from navigator.auto.search import Search
@@ -73,6 +74,8 @@ class Branch:
     steps: tuple[PlannedStep, ...] = ()
     proposals: tuple[Proposal, ...] = ()
     by_model: int = 0            # steps the model chose
+    #: why earlier questions about this plan gave nothing to take (said when it is asked again)
+    failures: tuple[str, ...] = ()
 
 
 @dataclass
@@ -133,11 +136,15 @@ class Tally:
     simulations: int = 0
     iterations: int = 0
     started: float = 0.0
+    #: when the search ended (a dialog or a prompt that then waits for the user is not the loop's time)
+    ended: float | None = None
 
     @property
     def loop_seconds(self) -> float:
-        """The strategy's own time so far: all but the model's answers and the simulations."""
-        return time.perf_counter() - self.started - self.model_seconds - self.simulation_seconds
+        """The strategy's own time: all but the model's answers and the simulations, from the
+        search's start to its end (or to now, while it runs)."""
+        end = self.ended if self.ended is not None else time.perf_counter()
+        return end - self.started - self.model_seconds - self.simulation_seconds
 
 
 class LLMStrategy:
@@ -146,7 +153,8 @@ class LLMStrategy:
 
     def __init__(self, *, base_url: str | None = None, model: str | None = None, timeout: float | None = None,
                  retries: int | None = None, rounds: int | None = None, iterations: int | None = None,
-                 beam: int | None = None, budget: int | None = None, jobs: int | None = None,
+                 beam: int | None = None, response_format: str | None = None, max_tokens: int | None = None,
+                 budget: int | None = None, jobs: int | None = None,
                  engine: str = "local", scheduler: str | None = None, replay: str | None = None,
                  record_beside: str | Path | None = None, client: "ChatClient | None" = None,
                  chooser: Chooser | None = None, reporter: Reporter | None = None, verbose: bool = False,
@@ -164,7 +172,8 @@ class LLMStrategy:
         self.config: "LLMConfig" = resolve_config(
             base_url=base_url or (recorded.get("base_url") or OPENAI_URL if recorded else None),
             model=model or recorded.get("model"), timeout=timeout, retries=retries, rounds=rounds,
-            iterations=iterations, beam=beam, environ=environ)
+            iterations=iterations, beam=beam, response_format=response_format, max_tokens=max_tokens,
+            environ=environ)
         self.budget = check_budget(budget)
         self.jobs, self.engine, self.scheduler = jobs, engine, scheduler
         self.replay, self.record_beside = replay, record_beside
@@ -196,33 +205,36 @@ class LLMStrategy:
             self.reporter(line)
 
     def ask(self, context: StrategyContext, holes: tuple[int, ...], feedback: str | None,
-            tally: Tally) -> list[Proposal]:
-        """The valid proposals for `holes`, asking again with the errors up to `rounds` times.
-        Raises LLMUnavailable when the endpoint does not answer."""
+            tally: Tally, problems: list[str] | None = None) -> list[Proposal]:
+        """The valid proposals for `holes`, asking again up to `rounds` times while an answer has
+        errors; each re-ask says what every earlier round got wrong and what is still open, so
+        no two rounds send the same prompt. The valid proposals of every round are kept; the
+        last round's errors are added to `problems`. Raises LLMUnavailable when the endpoint
+        does not answer."""
         from navigator.llm.prompt import build_prompt, option_ids
         from navigator.llm.transport import AnswerProblem
 
         offered = option_ids(context.menus, holes)
+        schema = question_schema(len(holes), PROPOSALS_ASKED)
         tally.questions += 1
         errors: list[str] = []
-        valid: list[Proposal] = []
+        history: list[tuple[int, list[str]]] = []
+        valid: dict[tuple[str, ...], Proposal] = {}
         for round_ in range(1, self.config.rounds + 1):
-            note = feedback
-            if errors:
-                note = ((feedback + "\n\n") if feedback else "") + "Your last answer had these problems; answer " \
-                       "again, all of it:\n" + "\n".join(f"- {e}" for e in errors)
+            note = self._round_note(feedback, holes, round_, history, list(valid.values()))
             prompt = build_prompt(context, holes, instructions=instructions(holes), system=SYSTEM, feedback=note)
             tally.estimated_prompt_tokens += prompt.estimated_tokens
-            if self.verbose:
-                self._say(f"llm: question {tally.questions}, round {round_}: prompt ~{prompt.estimated_tokens:,} "
-                          f"tokens (estimated)\n{prompt.text}")
             client = self.client()
+            if self.verbose:
+                self._say(f"llm: question {tally.questions}, round {round_}: prompt "
+                          f"{self._prompt_size(client, prompt)}\n{prompt.text}")
             tally.requests += 1
             started = time.perf_counter()
             try:
-                reply = client.complete(prompt.messages, ANSWER_SCHEMA, SCHEMA_NAME)
+                reply = client.complete(prompt.messages, schema, SCHEMA_NAME)
             except AnswerProblem as exc:  # an empty answer: ask again
                 errors = [str(exc)]
+                history.append((round_, errors))
                 tally.errors.extend(errors)
                 self._record(client, round=round_, iteration=tally.iterations, strategy=self.name, parsed=None,
                              errors=errors)
@@ -233,6 +245,7 @@ class LLMStrategy:
             usage = reply.usage or {}
             tally.prompt_tokens += int(usage.get("prompt_tokens") or 0)
             tally.completion_tokens += int(usage.get("completion_tokens") or 0)
+            kept: list[Proposal] = []
             try:
                 raw = parse_answer(reply.text, reply.finish_reason)
             except AnswerError as exc:
@@ -240,16 +253,51 @@ class LLMStrategy:
             else:
                 checked = validate(raw, offered, holes)
                 tally.received += len(raw)
-                valid = checked.proposals
-                errors = checked.errors
+                kept, errors = checked.proposals, checked.errors
+                for proposal in kept:
+                    valid.setdefault(proposal.ids, proposal)
+            history.append((round_, errors))
             tally.errors.extend(errors)
             self._record(client, round=round_, iteration=tally.iterations, strategy=self.name,
-                         parsed=[p.to_json() for p in valid], errors=errors)
+                         parsed=[p.to_json() for p in kept], errors=errors)
             if valid and not errors:
                 break
             self._say_errors(tally, round_, errors)
+        if problems is not None:
+            problems.extend(errors)
         tally.valid += len(valid)
-        return valid
+        return list(valid.values())
+
+    def _round_note(self, feedback: str | None, holes: tuple[int, ...], round_: int,
+                    history: list[tuple[int, list[str]]], valid: list[Proposal]) -> str | None:
+        """The feedback of a round: the caller's, then, from round 2, every earlier round's
+        errors, the proposals already taken and the holes still open."""
+        if not history:
+            return feedback
+        lines = [f"This is round {round_} of at most {self.config.rounds} for {', '.join(f'?{h}' for h in holes)}. "
+                 "Your earlier answers had these problems; answer again, all of it, without repeating them:"]
+        for number, errors in history:
+            lines.append(f"Round {number}:" + ("" if errors else " no problem"))
+            lines += [f"- {e}" for e in errors]
+        if valid:
+            lines.append("Already accepted: " + "; ".join(f"[{', '.join(p.ids)}]" for p in valid)
+                         + ". Propose other combinations.")
+        covered = {int(i.split(".")[0]) for p in valid for i in p.ids}
+        still = [h for h in holes if h not in covered]
+        if still:
+            lines.append("Still open (no valid choice yet): " + ", ".join(f"?{h}" for h in still) + ".")
+        note = "\n".join(lines)
+        return f"{feedback}\n\n{note}" if feedback else note
+
+    @staticmethod
+    def _prompt_size(client: Any, prompt) -> str:
+        """The prompt's size for --verbose: the server's count when it offers a tokenizer, and the estimate."""
+        from navigator.llm.tokens import describe_estimate
+
+        count = getattr(client, "count_tokens", None)
+        counted = count(prompt.messages) if count is not None else None
+        estimate = describe_estimate(prompt.estimated_tokens)
+        return f"{counted:,} tokens (counted by the server's tokenizer; {estimate})" if counted else estimate
 
     def _say_errors(self, tally: Tally, round_: int, errors: list[str]) -> None:
         """With --verbose, what was wrong with an answer (an empty one too), and where it came from."""
@@ -265,12 +313,25 @@ class LLMStrategy:
     # ---- the search
 
     def plan(self, context: StrategyContext, hole: int, scope: Scope) -> Plan:
+        from fuseflow.support.errors import UserError
+
         proposals = self.propose(context, hole, scope)
         if proposals.fallback is not None:
+            if self.chooser is not None:
+                self._say(f"llm: {getattr(self.chooser, 'flags', '--top')} not applied: the model gave no plans to "
+                          "choose among, so the heuristic's plan was taken")
             return proposals.fallback
         chosen = 0
         if self.chooser is not None and proposals.ranked:
-            chosen = self.chooser(proposals.ranked)
+            try:
+                chosen = self.chooser(proposals.ranked)
+            except UserError as exc:
+                if exc.where != "--pick" or self.recording_path is None:
+                    raise
+                # the plans were shown; the answer is kept, so choosing again costs no question
+                raise UserError(exc.bare_message, where="--pick",
+                                fix=f"{exc.fix}; the model's answer is kept: run the fill again with --replay-llm "
+                                    f"{self.recording_path} to choose without asking the model again") from None
         return self.plan_of(proposals, chosen)
 
     def propose(self, context: StrategyContext, hole: int, scope: Scope) -> "Proposals":
@@ -286,11 +347,16 @@ class LLMStrategy:
         tally.started = started
         try:
             ranked = self._search(context, search, tally)
+            last = tally.errors[-1] if tally.errors else "no proposal"
+            cut = "cut off at the token limit" in last
             reason = None if ranked is not None else (
-                f"the model gave no valid proposal in {self.config.rounds} rounds "
-                f"(last: {tally.errors[-1] if tally.errors else 'no proposal'})")
+                f"the model gave no valid proposal in {self.config.rounds} round{'s' if self.config.rounds != 1 else ''} "
+                f"(last: {last})"
+                + (f"; its answers stopped at max_tokens ({self.config.max_tokens or 'sized from the schema'}): "
+                   "raise --max-tokens (NAVIGATOR_LLM_MAX_TOKENS)" if cut else ""))
         except LLMUnavailable as exc:
             ranked, reason = None, str(exc)
+        tally.ended = time.perf_counter()
         if ranked is None:
             fallback = self._fallback(HeuristicStrategy().plan(context, hole, scope), reason, tally)
             return Proposals([], search, tally, fallback)
@@ -333,12 +399,19 @@ class LLMStrategy:
                 if not holes:
                     continue
                 first = tally.questions == 0
-                proposals = self.ask(context.at(branch.walk.sketch), holes, feedback, tally)
+                problems: list[str] = []
+                proposals = self.ask(context.at(branch.walk.sketch), holes, _joined(feedback, _failures(branch)),
+                                     tally, problems)
                 if first and not proposals:
                     return None
-                grown = [self._take(search, branch, proposal, tally) for proposal in proposals]
+                grown = [self._take(search, branch, proposal, tally, problems) for proposal in proposals]
                 grown = [self._forced(search, child) for child in grown if child is not None]
-                # a branch the model could not extend stays, for the rules to complete
+                if not grown:
+                    # a branch the model could not extend stays, for the rules to complete; asked
+                    # again, its question says why nothing could be taken this time
+                    why = "; ".join(problems) if problems else "no valid proposal"
+                    branch = Branch(branch.walk, branch.steps, branch.proposals, branch.by_model,
+                                    branch.failures + (f"iteration {iteration}: {why}",))
                 children.extend(grown or [branch])
             beam = self._best_branches(search, children)
             feedback = self._feedback(search, beam)
@@ -362,18 +435,22 @@ class LLMStrategy:
             option = menus.for_hole(single).options[0]
             steps.append(PlannedStep(single, option.id))
             walk = walk.take(search.oracle, option)
-        return Branch(walk, tuple(steps), branch.proposals, branch.by_model)
+        return Branch(walk, tuple(steps), branch.proposals, branch.by_model, branch.failures)
 
     @staticmethod
-    def _take(search: "Search", branch: Branch, proposal: Proposal, tally: Tally) -> Branch | None:
+    def _take(search: "Search", branch: Branch, proposal: Proposal, tally: Tally,
+              problems: list[str] | None = None) -> Branch | None:
         """The branch after the proposal's choices, hole by hole (None when an earlier choice
         withdrew a later one's option)."""
         walk, steps = branch.walk, list(branch.steps)
         for hole, option_id in proposal.choices:
             option = search.oracle.menus(walk.sketch).option(hole, option_id) if walk.sketch.has_hole(hole) else None
             if option is None:
-                tally.errors.append(f"proposal {proposal.rank}: after its earlier choices ?{hole} no longer offers "
-                                    f"{option_id}")
+                error = (f"proposal {proposal.rank} [{', '.join(proposal.ids)}]: after its earlier choices ?{hole} "
+                         f"no longer offers {option_id}")
+                tally.errors.append(error)
+                if problems is not None:
+                    problems.append(error)
                 return None
             steps.append(PlannedStep(hole, option.id))
             walk = walk.take(search.oracle, option)
@@ -452,3 +529,16 @@ class LLMStrategy:
                     cost_model_evaluations=plan.cost_model_evaluations,
                     simulator_evaluations=plan.simulator_evaluations, compared=figures,
                     provenance="strategy:heuristic")
+
+
+def _failures(branch: Branch) -> str | None:
+    """What went wrong when this plan was asked about before, for the question that asks again."""
+    if not branch.failures:
+        return None
+    return ("This plan was asked about before and nothing could be taken:\n"
+            + "\n".join(f"- {f}" for f in branch.failures) + "\nChoose differently this time.")
+
+
+def _joined(*notes: str | None) -> str | None:
+    kept = [n for n in notes if n]
+    return "\n\n".join(kept) if kept else None

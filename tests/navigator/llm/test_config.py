@@ -29,7 +29,7 @@ def test_defaults_and_sources(llm_env):
         (60.0, 2, 3, 3, 3, "auto")
     assert config.sources == {"base_url": "flag", "model": "flag", "timeout": "default", "retries": "default",
                               "rounds": "default", "iterations": "default", "beam": "default",
-                              "structured": "default"}
+                              "structured": "default", "response_format": "default", "max_tokens": "default"}
     assert config.api_key_present and config.url == LOCAL
 
 
@@ -42,12 +42,15 @@ def test_the_config_never_holds_the_key(llm_env):
 
 def test_precedence_flag_env_file_default(llm_env):
     path = write_config(llm_env, '[llm]\nbase_url = "http://file:1/v1"\nmodel = "file-model"\ntimeout = 7\n'
-                                 'retries = 1\nrounds = 5\niterations = 2\nbeam = 4\nstructured = "off"\n')
+                                 'retries = 1\nrounds = 5\niterations = 2\nbeam = 4\nstructured = "off"\n'
+                                 'max_tokens = 900\n')
     from_file = resolve_config(environ=llm_env)
     assert (from_file.base_url, from_file.model, from_file.timeout, from_file.retries, from_file.rounds,
             from_file.iterations, from_file.beam, from_file.structured) == \
         ("http://file:1/v1", "file-model", 7.0, 1, 5, 2, 4, "off")
-    assert set(from_file.sources.values()) == {f"config {path}"}
+    # response_format is not given: the file's structured = "off" says it
+    assert from_file.max_tokens == 900 and from_file.format_mode == "plain"
+    assert {v for k, v in from_file.sources.items() if k != "response_format"} == {f"config {path}"}
 
     env = dict(llm_env, OPENAI_BASE_URL="http://env:2/v1", NAVIGATOR_LLM_MODEL="env-model")
     from_env = resolve_config(environ=env)
@@ -56,10 +59,12 @@ def test_precedence_flag_env_file_default(llm_env):
     assert from_env.sources["model"] == "env NAVIGATOR_LLM_MODEL"
 
     from_flags = resolve_config(base_url="http://flag:3/v1/", model="flag-model", timeout=0.5, retries=0,
-                                rounds=0, iterations=1, beam=1, structured="on", environ=env)
+                                rounds=1, iterations=1, beam=1, structured="on", response_format="json_object",
+                                max_tokens=512, environ=env)
     assert (from_flags.base_url, from_flags.model, from_flags.timeout, from_flags.retries, from_flags.rounds,
             from_flags.iterations, from_flags.beam, from_flags.structured) == \
-        ("http://flag:3/v1", "flag-model", 0.5, 0, 0, 1, 1, "on")
+        ("http://flag:3/v1", "flag-model", 0.5, 0, 1, 1, 1, "on")
+    assert (from_flags.format_mode, from_flags.max_tokens) == ("json_object", 512)
     assert set(from_flags.sources.values()) == {"flag"}
 
 
@@ -152,7 +157,7 @@ def test_bad_base_url_from_the_environment_names_the_variable(llm_env):
 
 @pytest.mark.parametrize("name, value, fragment", [
     ("timeout", 0, "must be from"), ("timeout", float("inf"), "must be a number"), ("retries", 1.5, "whole number"),
-    ("iterations", -2, "must not be negative"), ("rounds", 21, "must be from 0 to 20"),
+    ("iterations", -2, "must not be negative"), ("rounds", 21, "must be from 1 to 20"), ("rounds", 0, "must be from 1 to 20"),
 ])
 def test_bad_flag_numbers(llm_env, name, value, fragment):
     with pytest.raises(LLMConfigError, match=fragment) as caught:

@@ -25,7 +25,9 @@ def gcn(cli, monkeypatch, tmp_path):
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    for name in ("OPENAI_BASE_URL", "NAVIGATOR_LLM_MODEL", "NAVIGATOR_CONFIG"):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # the server memory: the test's own
+    for name in ("OPENAI_BASE_URL", "NAVIGATOR_LLM_MODEL", "NAVIGATOR_CONFIG", "NAVIGATOR_LLM_RESPONSE_FORMAT",
+                 "NAVIGATOR_LLM_MAX_TOKENS"):
         monkeypatch.delenv(name, raising=False)
     cli("start", "gcn", ok=True)
     cli("fill", "?0", "1", ok=True)

@@ -17,6 +17,7 @@ from fuseflow.program.bundled import resolve_program
 from navigator.auto.base import StrategyContext
 from navigator.llm import describe, prompt as prompt_module
 from navigator.llm.prompt import build_prompt, option_ids
+from navigator.llm.tokens import estimate_tokens
 from navigator.navigation.session import Session
 from navigator.fuseflow.schedule_space import ScheduleSpace
 from tests.navigator.fuseflow.space_helpers import prefill_randomly
@@ -97,7 +98,8 @@ def test_messages_and_the_token_estimate():
     assert result.text.index("## Feedback on the previous round\n4.9 is not offered") < result.text.index("## Answer")
     assert result.text.endswith(f"## Answer\n{INSTRUCTIONS}\n")
     total = len(SYSTEM) + len(result.text)
-    assert result.estimated_tokens == -(-total // 4)
+    # counted by character class (navigator.llm.tokens), not characters / 4, which was 1.47x low
+    assert result.estimated_tokens == estimate_tokens(result.messages) > -(-total // 4) * 1.3
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

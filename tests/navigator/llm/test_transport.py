@@ -68,12 +68,12 @@ def test_auto_falls_back_once_the_server_rejects_response_format(llm_server, llm
     llm_server.supports_response_format = False
     llm_server.script([ANSWER, ANSWER])
     client = chat(llm_server.url, llm_env)
-    first = ask(client)
-    assert (first.text, first.structured, first.attempts) == (ANSWER, False, 2)
+    first = ask(client)  # json_schema, then json_object with the schema, both refused: plain text
+    assert (first.text, first.structured, first.attempts) == (ANSWER, False, 3)
     second = ask(client)  # remembered: no second rejected request
     assert (second.structured, second.attempts) == (False, 1)
-    sent = ["response_format" in r.body for r in llm_server.chat_requests]
-    assert sent == [True, False, False]
+    sent = [r.body.get("response_format", {}).get("type") for r in llm_server.chat_requests]
+    assert sent == ["json_schema", "json_object", None, None]
 
 
 def test_a_behaviour_rejecting_response_format_stays_queued(llm_server, llm_env):

@@ -1,0 +1,66 @@
+"""The size of the first question of `navigator fill ?0 --auto llm` for every bundled program,
+and the context a model server needs for it (docs/llm.md, "Sizing the server").
+
+For each program, on a session as `navigator start NAME` leaves it (the forced steps taken),
+the prompt the llm strategy sends first (its system message, the state, the menus of the holes
+it asks, its instructions), measured without a model:
+
+- `estimated_tokens`: navigator.llm.tokens' estimate (within ESTIMATE_ERROR of a real tokenizer);
+- `max_tokens`: the answer's default limit, sized from the question's schema;
+- `context`: prompt (at the estimate's upper bound) + max_tokens, 10% more, rounded up to 1,024:
+  the `-c` / `--n_ctx` to start llama-server / llama_cpp.server with.
+
+    python benchmarks/llm_prompt_sizes.py [--programs gcn,spmm]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._util import emit  # noqa: E402
+
+
+def measure(name: str) -> dict:
+    from fuseflow.program.binding import bind
+    from fuseflow.program.bundled import resolve_program
+    from navigator.auto.base import StrategyContext
+    from navigator.fuseflow.schedule_space import ScheduleSpace
+    from navigator.llm.answer_budget import answer_tokens, question_schema
+    from navigator.llm.prompt import build_prompt
+    from navigator.llm.strategy import MAX_ASKED, PROPOSALS_ASKED, SYSTEM, instructions
+    from navigator.llm.tokens import ESTIMATE_ERROR
+    from navigator.navigation.session import Session
+
+    program = resolve_program(name, {})
+    space = ScheduleSpace.build(program, bind(program))
+    session = Session(space.library, space.facts, oracle=space.oracle, forced_steps=True)
+    session.settle()
+    context = StrategyContext.of(session, space)
+    # `fill ?0`: the scope is ?0; the question asks its holes that offer a choice
+    holes = tuple(h.id for h in session.sketch.holes() if h.id == 0
+                  and len(context.menu(h.id).options) > 1)[:MAX_ASKED] or (0,)
+    prompt = build_prompt(context, holes, instructions=instructions(holes), system=SYSTEM)
+    max_tokens = answer_tokens(question_schema(len(holes), PROPOSALS_ASKED))
+    high = math.ceil(prompt.estimated_tokens * (1 + ESTIMATE_ERROR))
+    context_size = 1024 * math.ceil((high + max_tokens) * 1.1 / 1024)
+    return {"program": name, "holes": list(holes), "characters": sum(len(m["content"]) for m in prompt.messages),
+            "estimated_tokens": prompt.estimated_tokens, "estimated_high": high, "max_tokens": max_tokens,
+            "context": context_size}
+
+
+def main() -> None:
+    from fuseflow.program.bundled import bundled_program_names
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--programs", default=",".join(bundled_program_names()))
+    args = parser.parse_args()
+    emit({"benchmark": "llm_prompt_sizes", "results": [measure(name) for name in args.programs.split(",")]})
+
+
+if __name__ == "__main__":
+    main()
