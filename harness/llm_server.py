@@ -65,6 +65,8 @@ class Behaviour:
     raw             a body sent as is (any bytes a server might send: a chat completion with
                     NaN in it, 500 KB of "{", ...), with `status` and `content_type`
     content_type    of a `raw` body (text/plain unless given)
+    beyond_max_tokens  send all of `content` even past the request's max_tokens (a server that
+                    ignores the bound, or a proxy in front of a model that does)
     """
     content: str | None = ""
     finish_reason: str | None = "stop"
@@ -77,6 +79,7 @@ class Behaviour:
     raw: str | None = None
     usage: dict | None = None
     content_type: str = "text/plain"
+    beyond_max_tokens: bool = False
 
 
 @dataclass
@@ -224,7 +227,7 @@ class ChatServer:
         content, finish = behaviour.content, behaviour.finish_reason
         limits = [n for n in (request.get("max_tokens"), (self.context_size - prompt) if self.context_size else None)
                   if isinstance(n, int)]
-        if content and limits and len(server_tokens(content)) > min(limits):
+        if content and limits and not behaviour.beyond_max_tokens and len(server_tokens(content)) > min(limits):
             content, finish = _cut(content, min(limits)), "length"
         completion = len(server_tokens(content or ""))
         usage = behaviour.usage if behaviour.usage is not None else {

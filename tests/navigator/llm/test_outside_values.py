@@ -188,7 +188,7 @@ def _proposal_with(field: str, raw_value: str) -> str:
     ("x" * (ANSWER_CHARACTERS + 1), "more than the 500,000"),
 ], ids=["nested-10000", "nan", "1e400", "500kb-of-braces", "over-the-cap"])
 def test_an_unreadable_answer_is_asked_again_with_the_reason(gcn, model, tmp_path, bad, said):
-    model.script([Behaviour(content=bad)])
+    model.script([Behaviour(content=bad, beyond_max_tokens=True)])  # a server that ignores max_tokens
     result = fill(gcn, model.url, "--verbose")
     assert result.returncode == 0, result.stderr
     assert said in user_text(model.chat_requests[1].body)
