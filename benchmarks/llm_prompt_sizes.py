@@ -10,7 +10,11 @@ it asks, its instructions), measured without a model:
 - `context`: prompt (at the estimate's upper bound) + max_tokens, 10% more, rounded up to 1,024:
   the `-c` / `--n_ctx` to start llama-server / llama_cpp.server with.
 
-    python benchmarks/llm_prompt_sizes.py [--programs gcn,spmm]
+- `counted_tokens` (with `--tokenize URL`): the same messages counted by a running server's own
+  tokenizer (llama.cpp's `/tokenize`, llama-cpp-python's `/extras/tokenize`), and the estimate's
+  error against it.
+
+    python benchmarks/llm_prompt_sizes.py [--programs gcn,spmm] [--tokenize http://127.0.0.1:8080/v1]
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._util import emit  # noqa: E402
 
 
-def measure(name: str) -> dict:
+def measure(name: str, client=None) -> dict:
     from fuseflow.program.binding import bind
     from fuseflow.program.bundled import resolve_program
     from navigator.auto.base import StrategyContext
@@ -48,9 +52,22 @@ def measure(name: str) -> dict:
     max_tokens = answer_tokens(question_schema(len(holes), PROPOSALS_ASKED))
     high = math.ceil(prompt.estimated_tokens * (1 + ESTIMATE_ERROR))
     context_size = 1024 * math.ceil((high + max_tokens) * 1.1 / 1024)
-    return {"program": name, "holes": list(holes), "characters": sum(len(m["content"]) for m in prompt.messages),
-            "estimated_tokens": prompt.estimated_tokens, "estimated_high": high, "max_tokens": max_tokens,
-            "context": context_size}
+    result = {"program": name, "holes": list(holes), "characters": sum(len(m["content"]) for m in prompt.messages),
+              "estimated_tokens": prompt.estimated_tokens, "estimated_high": high, "max_tokens": max_tokens,
+              "context": context_size}
+    counted = client.count_tokens(prompt.messages) if client is not None else None
+    if counted:
+        result["counted_tokens"] = counted
+        result["estimate_error"] = round(prompt.estimated_tokens / counted - 1, 3)
+    return result
+
+
+def tokenizer_client(url: str):
+    """A chat client for `url` used only for its count_tokens (no key, no model needed)."""
+    from navigator.llm.config import LLMConfig
+    from navigator.llm.transport import OpenAIChat
+
+    return OpenAIChat(LLMConfig(base_url=url, model="tokenizer", timeout=30.0, retries=0), None)
 
 
 def main() -> None:
@@ -58,8 +75,14 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--programs", default=",".join(bundled_program_names()))
+    parser.add_argument("--tokenize", metavar="URL", help="also count with this server's own tokenizer")
     args = parser.parse_args()
-    emit({"benchmark": "llm_prompt_sizes", "results": [measure(name) for name in args.programs.split(",")]})
+    client = tokenizer_client(args.tokenize) if args.tokenize else None
+    results = [measure(name, client) for name in args.programs.split(",")]
+    errors = sorted(r["estimate_error"] for r in results if "estimate_error" in r)
+    summary = {"estimate_error_median": errors[len(errors) // 2], "estimate_error_min": errors[0],
+               "estimate_error_max": errors[-1]} if errors else {}
+    emit({"benchmark": "llm_prompt_sizes", "tokenizer": args.tokenize, **summary, "results": results})
 
 
 if __name__ == "__main__":
