@@ -37,10 +37,10 @@ from harness.fuzz.runner import ForkRunner, Limits, preload, threads_other_than_
 
 
 def case_of(seed: int, index: int, corpus) -> Case:
-    from harness.fuzz.generators import generate
+    from harness.fuzz.generators import class_of, generate
 
     rng = random.Random(f"{seed}:{index}")
-    return generate(CLASSES[index % len(CLASSES)], rng, corpus)
+    return generate(class_of(index), rng, corpus)
 
 
 def run_all(cases: list[tuple[str, Case]], runner: ForkRunner, scratch: Path, jobs: int, tally: Tally,
