@@ -142,7 +142,7 @@ def surface_cases(corpus: Corpus) -> dict[str, Case]:
 
     def cache(entry: str | None, folder: str = "normal", argv: list[str] | None = None) -> Case:
         files, entries, path, read_only = s.cache_layout(corpus, "spmm", entry, folder, random.Random(str(entry)))
-        return Case("cache", argv or ["count", "spmm", *SPMM_DIMS], files, cache=entries, cache_path=path,
+        return Case("cache", argv or ["start", "spmm", *SPMM_DIMS, "--session", "s.json"], files, cache=entries, cache_path=path,
                     cache_read_only=read_only, compare_uncached=True)
 
     def recording(mutation: str) -> Case:
@@ -182,7 +182,7 @@ def surface_cases(corpus: Corpus) -> dict[str, Case]:
         "llm-server-echoes-key": llm(s.FAULTS["server-echoes-key-401"]),
         "cache-header-2000-deep": cache("header-2000-deep"),
         "cache-forged-checksum": cache("forged-checksum"),
-        "cache-symlink-outside": cache("symlink-outside", argv=["start", "spmm", *SPMM_DIMS, "--session", "s.json"]),
+        "cache-symlink-outside": cache("symlink-outside"),
         "cache-truncated": cache("truncated"),
         "cache-entry-is-a-directory": cache("directory"),
         "cache-folder-very-deep": cache(None, "very-deep"),
