@@ -17,6 +17,7 @@ from pathlib import Path
 #: the command-line classes of issue 9, then those of issue 21: the TUI driven by keys, the model's answers and
 #: the transport faults of a local server, the facts cache, LLM recordings, and a kill at a random moment
 CLASSES = ("program", "schedule", "session", "data", "library", "tui", "llm", "cache", "recording", "kill")
+COMMAND_LINE_CLASSES = CLASSES[:5]
 #: the drivers a case's child runs: `navigator.cli.main(argv)`, or harness/fuzz/tui_driver.py's key mashing
 DRIVERS = ("cli", "tui")
 

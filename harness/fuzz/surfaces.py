@@ -397,7 +397,7 @@ def kill_case(rng: random.Random, corpus: Corpus, mutate: bool = True) -> Case:
     delay = round(rng.uniform(0.0, 0.3), 3)
     signal_number = rng.choice((9, 15))
     return Case("kill", [*argv, *where], files, f"{command} in a {which} session, signal {signal_number} after "
-                f"{delay} s", kill={"after": delay, "signal": signal_number},
+                f"{delay} s", kill={"after": delay, "signal": signal_number} if mutate else None,
                 then=[["show", *where], ["undo", *where]])
 
 
