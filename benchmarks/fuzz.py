@@ -99,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replay-case", metavar="SEED:INDEX", help="run one generated case again")
     parser.add_argument("--replay-hostile", metavar="NAME", help="run one of the fixed hostile inputs")
     args = parser.parse_args(argv)
+    # A reproducer may hold a lone surrogate (a hostile answer): printed escaped, never an error.
+    sys.stdout.reconfigure(errors="backslashreplace")
 
     preload()
     if threads_other_than_main():

@@ -23,6 +23,7 @@ The checks of issue 21's classes (each only where it applies):
   session-unreadable  after a kill, `navigator show` does not load the session (or, in the TUI, the
                   session file on disk does not load)
   session-mismatch  the TUI shows other steps than its session file holds
+  tui-exit        the TUI ended with a return code other than 0 (an error it showed and died of)
   lost-work       after a kill, the session file is gone or empty
   torn-write      after a kill, a named JSON output exists but does not parse
   temp-left       after a kill and the next command, a hidden temporary file is left beside an output
@@ -59,7 +60,8 @@ PRINT_LIMIT = 16 << 20
 WRITE_LIMIT = 64 << 20
 ERROR_PREFIX = "navigator: error:"
 HARD = ("hang", "signal", "exit-code", "traceback", "internal-error", "crash-file", "memory", "modified-files",
-        "huge-output", "error-line", "leaked-key", "session-unreadable", "session-mismatch", "lost-work", "torn-write",
+        "huge-output", "error-line", "leaked-key", "session-unreadable", "session-mismatch", "tui-exit", "lost-work",
+        "torn-write",
         "temp-left", "cache-divergence")
 CONTRACT = ("no-location", "no-fix", "several-errors", "json-stdout")
 _TRACEBACK_MARKERS = ("Traceback (most recent call last)", "Fatal Python error")
@@ -314,6 +316,8 @@ class Tally:
     contract_messages: Counter = field(default_factory=Counter)
     distinct: dict = field(default_factory=dict)  # signature -> [count, first Outcome]
     seconds: float = 0.0
+    #: the children's wall time per class (the command's run, not the follow-ups or comparisons)
+    class_seconds: Counter = field(default_factory=Counter)
 
     def __repr__(self) -> str:
         return f"Tally({sum(self.cases.values())} cases)"
@@ -324,6 +328,7 @@ class Tally:
     def add(self, outcome: Outcome) -> None:
         result = outcome.result
         self.cases[outcome.case.klass] += 1
+        self.class_seconds[outcome.case.klass] += result.seconds
         self.exit_codes["hang" if result.hung else str(result.exit_code)] += 1
         self.failures.update(outcome.failures)
         self.contract.update(outcome.contract)
@@ -342,6 +347,7 @@ class Tally:
         return {
             "cases": total,
             "cases_per_class": {name: self.cases[name] for name in CLASSES},
+            "seconds_per_class": {name: round(self.class_seconds[name], 1) for name in CLASSES},
             "exit_codes": dict(sorted(self.exit_codes.items())),
             "failing_cases": sum(count for count, _ in self.distinct.values()),
             "tracebacks": self.failures["traceback"],

@@ -157,9 +157,9 @@ def surface_cases(corpus: Corpus) -> dict[str, Case]:
         return Case("kill", argv, files, kill={"after": after, "signal": number}, then=[["show"], ["undo"]])
 
     return {
-        "tui-gcn-ctrl+p-pageup": tui("gcn", "ctrl+p-settled-pageup"),
-        "tui-gcn-export-enter+escape": tui("gcn", "export-enter+escape"),
-        "tui-gcn-auto-enter+escape": tui("gcn", "auto-enter+escape"),
+        "tui-gcn-ctrl+p-pageup": tui("gcn", "ctrl+p-pageup-together"),
+        "tui-gcn-export-enter+escape": tui("gcn", "export-settled-enter+escape"),
+        "tui-gcn-auto-enter+escape": tui("gcn", "auto-settled-enter+escape"),
         "tui-deep_gcn-tree-after-step": tui("deep_gcn", "tree-after-step"),
         "llm-answer-10000-deep": llm(s.ANSWERS["10000-deep"]),
         "llm-answer-400-digit-integer": llm(s.ANSWERS["400-digit-integer"]),

@@ -407,11 +407,14 @@ def kill_case(rng: random.Random, corpus: Corpus, mutate: bool = True) -> Case:
 TUI_PATTERNS: dict[str, list[str]] = {
     "ctrl+p-pageup": ["ctrl+p", "pageup"],
     "ctrl+p-settled-pageup": ["ctrl+p", "@settle", "pageup", "pageup", "enter"],
-    "export-enter+escape": ["e", "enter escape"],
-    "export-settled-enter+escape": ["e", "@settle", "enter escape", "@settle"],
-    "auto-enter+escape": ["a", "enter escape"],
-    "auto-settled-enter+escape": ["a", "@settle", "enter escape", "@settle"],
-    "tree-after-step": ["enter", "tab down enter"],
+    "export-enter+escape": ["e", "+enter escape"],
+    "export-settled-enter+escape": ["e", "@settle", "+enter escape", "@settle"],
+    "export-enter-then-escape": ["e", "@settle", "enter escape"],
+    "auto-enter+escape": ["a", "+enter escape"],
+    "auto-settled-enter+escape": ["a", "@settle", "+enter escape", "@settle"],
+    "auto-enter-then-escape": ["a", "@settle", "enter escape"],
+    "ctrl+p-pageup-together": ["+ctrl+p pageup"],
+    "tree-after-step": ["enter", "+shift+tab down enter"],
     "tree-after-default": ["d", "shift+tab", "down", "enter"],
     "tree-after-undo": ["u", "tab tab down enter"],
 }
@@ -428,7 +431,8 @@ def tui_keys(rng: random.Random, count: int) -> list[str]:
         elif choice < 0.35:
             groups.append("@settle")
         else:
-            groups.append(" ".join(rng.choice(KEYS) for _ in range(rng.choice((1, 1, 2, 3)))))
+            keys = [rng.choice(KEYS) for _ in range(rng.choice((1, 1, 2, 3)))]
+            groups.append(("+" if len(keys) > 1 and rng.random() < 0.3 else "") + " ".join(keys))
     return groups
 
 

@@ -5,8 +5,10 @@
 A new session for PROGRAM is started in the case's folder (harness/tui_apps.py, at
 .navigator/session.json) and opened in Textual's Pilot (`App.run_test()`). Each GROUP is a
 few keys separated by spaces, pressed one after the other without waiting for the workers
-(`enter escape` in a dialog: both before it answers), or `@settle`: wait until every worker
-is done. After the last group the app is settled and left (its shutdown saves).
+(Pilot lets the app handle each key before the next); `+` before a group sends its keys all
+at once, before the app handles the first (`+enter escape` in a dialog: both before it
+answers); `@settle` waits until every worker is done. After the last group the app is settled
+and left (its shutdown saves).
 
 Checks (what the judge reads, harness/fuzz/harness.py):
 - an exception that escapes the app: run_test re-raises it; the fork runner prints it as a
@@ -56,11 +58,39 @@ async def _drive(program: str, evaluate: bool, groups: list[str]):
         for group in groups:
             if group == "@settle":
                 await settle(pilot)
+            elif group.startswith("+"):
+                await _together(app, group[1:].split())
             else:
                 await pilot.press(*group.split())
         await settle(pilot)
         shown = _steps(app.navigation.session)
+    if app.return_code not in (None, 0):
+        report("tui-exit", f"the app ended with return code {app.return_code}")
     return shown
+
+
+async def _together(app, keys: list[str]) -> None:
+    """Send the key events at once, as a fast typist or a pasted sequence would (Pilot's press
+    waits for the app to be idle between keys: textual.app.App._press_keys)."""
+    import unicodedata
+
+    from textual import events
+    from textual._wait import wait_for_idle
+    from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
+
+    for key in keys:
+        if len(key) == 1 and not key.isalnum():
+            key = _character_to_key(key)
+        try:
+            char = unicodedata.lookup(_get_unicode_name_from_key(REPLACED_KEYS.get(key, key)))
+        except KeyError:
+            char = key if len(key) == 1 else None
+        event = events.Key(key, char)
+        event.set_sender(app)
+        app._driver.send_message(event)
+    await wait_for_idle(0)
+    await app._animator.wait_until_complete()
+    await wait_for_idle(0)
 
 
 def _check_disk(shown: tuple[list, list]) -> None:
