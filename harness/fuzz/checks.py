@@ -136,7 +136,8 @@ def after_kill(case: Case, root: Path, follow_ups: list[tuple[list[str], RunResu
             lines = result.stderr.strip().splitlines()
             found.append(("session-unreadable", f"`navigator {' '.join(argv)}` exited {result.exit_code}: "
                                                 f"{lines[-1] if lines else ''}"))
-    for name in sorted(named.files):
+    session_files = {session_path(case.argv), session_path(case.argv) + ".bak"}
+    for name in sorted(named.files - session_files):  # the session itself: lost-work and session-unreadable
         path = root / name
         if not name.endswith(".json") or not path.is_file():
             continue
