@@ -65,6 +65,12 @@ class Corpus:
     graphs: dict[str, bytes] = field(default_factory=dict)
     #: spmm's default schedule (every parallel factor 1): valid on any graph
     default_spmm_schedule: bytes = b""
+    #: the facts cache's entries (file name -> bytes) for spmm at SPMM_DIMS and for gcn and deep_gcn at
+    #: their bundled dims (what the TUI cases open): the cache cases mutate them, the TUI cases start warm
+    cache_entries: dict[str, dict[str, bytes]] = field(default_factory=dict)
+    #: a recording of `fill 0 --auto llm` on the "fresh" session (harness/fake_model.py answering),
+    #: which `--replay-llm` replays on that session
+    recording: bytes = b""
 
     def __repr__(self) -> str:
         return f"Corpus({len(self.programs)} programs, {sum(map(len, self.schedules.values()))} schedules, ...)"
@@ -86,11 +92,12 @@ class CorpusError(RuntimeError):
     """A valid input could not be made: the harness or the product is broken."""
 
 
-def _navigator(runner: ForkRunner, folder: Path, argv: list[str]) -> str:
+def _navigator(runner: ForkRunner, folder: Path, argv: list[str], cache: Path | None = None,
+               env: dict[str, str] | None = None) -> str:
     """Run a command that must succeed; its stdout."""
     io_folder = Path(tempfile.mkdtemp(prefix="io-", dir=folder.parent))
     try:
-        result = runner.run(folder, argv, io_folder, io_folder)
+        result = runner.run(folder, argv, io_folder, io_folder, cache, env)
     finally:
         remove_tree(io_folder)
     if result.exit_code != 0:
@@ -221,5 +228,37 @@ def build_corpus(runner: ForkRunner, scratch: Path) -> Corpus:
     corpus.honeybee.extend(_engine_problems(runner, work))
     corpus.libraries = {"fuseflow": BUNDLED_LIBRARY.read_bytes()}
     corpus.graphs = _graph_files()
+    corpus.cache_entries = _cache_entries(runner, work)
+    corpus.recording = _recording(runner, work, corpus.sessions["fresh"])
     remove_tree(work)
     return corpus
+
+
+#: the environment of a model run: a key (harness/fuzz/checks.py looks for it), no user config file
+LLM_ENVIRONMENT = {"OPENAI_BASE_URL": "{llm_url}", "NAVIGATOR_LLM_MODEL": "fuzz-model", "XDG_CONFIG_HOME": "config"}
+
+
+def _cache_entries(runner: ForkRunner, work: Path) -> dict[str, dict[str, bytes]]:
+    entries = {}
+    for name, argv in (("spmm", ["start", "spmm", *SPMM_DIMS]), ("gcn", ["start", "gcn"]),
+                       ("deep_gcn", ["start", "deep_gcn"])):
+        folder, cache = work / f"cache-{name}", work / f"cache-{name}-entries"
+        folder.mkdir()
+        _navigator(runner, folder, argv, cache=cache)
+        entries[name] = {path.name: path.read_bytes() for path in sorted(cache.iterdir())}
+    return entries
+
+
+def _recording(runner: ForkRunner, work: Path, session: bytes) -> bytes:
+    from harness.fuzz.llm_faults import FaultServer
+
+    folder = work / "recording"
+    (folder / ".navigator").mkdir(parents=True)
+    (folder / ".navigator" / "session.json").write_bytes(session)
+    with FaultServer([{"fake": True}]) as server:
+        env = {name: value.replace("{llm_url}", server.url) for name, value in LLM_ENVIRONMENT.items()}
+        _navigator(runner, folder, ["fill", "0", "--auto", "llm", "--timeout", "10", "--retries", "0"], env=env)
+    recordings = sorted((folder / ".navigator" / "llm").glob("*.jsonl"))
+    if len(recordings) != 1:
+        raise CorpusError(f"`fill --auto llm` left {len(recordings)} recordings, not one")
+    return recordings[0].read_bytes()

@@ -264,11 +264,28 @@ def library_case(rng: random.Random, corpus: Corpus, mutate: bool = True) -> Cas
     return finish(rng, "library", layout, sorted(contents), outputs, contents, mutate)
 
 
+def _surface_generators() -> dict[str, Callable[..., Case]]:
+    from harness.fuzz.surfaces import GENERATORS as SURFACES
+
+    return SURFACES
+
+
 GENERATORS: dict[str, Callable[..., Case]] = {
     "program": program_case, "schedule": schedule_case, "session": session_case, "data": data_case,
-    "library": library_case,
+    "library": library_case, **_surface_generators(),
 }
 assert tuple(GENERATORS) == CLASSES
+
+#: how many cases of each class a run of 20 makes (the benchmark's rotation): a TUI case takes seconds,
+#: a model case up to a few (timeouts), a command-line case tens of milliseconds
+SHARES = {"program": 3, "schedule": 3, "session": 3, "data": 2, "library": 2, "tui": 1, "llm": 2, "cache": 2,
+          "recording": 1, "kill": 1}
+ROTATION = tuple(klass for klass in CLASSES for _ in range(SHARES[klass]))
+
+
+def class_of(index: int) -> str:
+    """The class of the benchmark's case `index`: the rotation, interleaved (i * 7 mod 20 visits every slot)."""
+    return ROTATION[(index * 7) % len(ROTATION)]
 
 
 def generate(klass: str, rng: random.Random, corpus: Corpus, mutate: bool = True) -> Case:

@@ -116,10 +116,87 @@ def hostile_cases(corpus: Corpus) -> dict[str, Case]:
         "library-dev-zero": Case("library", ["count", "spmm", *SPMM_DIMS, "--library", "lib.hblib.toml"],
                                  {"lib.hblib.toml": symlink("/dev/zero")}),
     }
+    cases.update(surface_cases(corpus))
     assert tuple(cases) == HOSTILE_NAMES
     for name, case in cases.items():
-        case.note = f"known hostile input: {name}"
+        case.note = f"known hostile input: {name}" + (f" ({case.note})" if case.note else "")
     return cases
+
+
+def surface_cases(corpus: Corpus) -> dict[str, Case]:
+    """Issue 21's known defects, one case each: the TUI, the model's answers and the transport, the key,
+    the facts cache, recordings, and a kill at a set moment."""
+    import random
+
+    from harness.fuzz import surfaces as s
+
+    def tui(program: str, pattern: str) -> Case:
+        keys = ["@settle", *s.TUI_PATTERNS[pattern], "@settle"]
+        cache = {name: FileSpec("file", data) for name, data in corpus.cache_entries[program].items()}
+        return Case("tui", [program, *keys], {s.FOREIGN: FileSpec("file", s.FOREIGN_TEXT)}, driver="tui", cache=cache)
+
+    def llm(behaviour: dict, secret: str = "sk-fuzz-0123456789abcdef01234567", retries: str = "0") -> Case:
+        files = {s.SESSION: FileSpec("file", corpus.sessions["fresh"]), s.FOREIGN: FileSpec("file", s.FOREIGN_TEXT)}
+        argv = ["fill", "0", "--auto", "llm", *s.LLM_OPTIONS, "--retries", retries, "--rounds", "1"]
+        return Case("llm", argv, files, env=s.llm_environment(secret), llm=[behaviour], secret=secret)
+
+    def cache(entry: str | None, folder: str = "normal", argv: list[str] | None = None) -> Case:
+        files, entries, path, read_only = s.cache_layout(corpus, "spmm", entry, folder, random.Random(str(entry)))
+        return Case("cache", argv or ["start", "spmm", *SPMM_DIMS, "--session", "s.json"], files, cache=entries, cache_path=path,
+                    cache_read_only=read_only, compare_uncached=True)
+
+    def recording(mutation: str) -> Case:
+        files = {s.SESSION: FileSpec("file", corpus.sessions["fresh"]),
+                 "rec.jsonl": FileSpec("file", s.mutate_recording(corpus.recording, mutation))}
+        argv = ["fill", "0", "--auto", "llm", *s.LLM_OPTIONS, "--retries", "0", "--replay-llm", "rec.jsonl"]
+        secret = "sk-fuzz-76543210fedcba9876543210"
+        return Case("recording", argv, files, env=s.llm_environment(secret), secret=secret)
+
+    def kill(argv: list[str], which: str, after: float, number: int) -> Case:
+        files = {s.SESSION: FileSpec("file", corpus.sessions[which]), s.FOREIGN: FileSpec("file", s.FOREIGN_TEXT)}
+        return Case("kill", argv, files, kill={"after": after, "signal": number}, then=[["show"], ["undo"]])
+
+    return {
+        "tui-gcn-ctrl+p-pageup": tui("gcn", "ctrl+p-pageup-together"),
+        "tui-gcn-export-enter+escape": tui("gcn", "export-settled-enter+escape"),
+        "tui-gcn-auto-enter+escape": tui("gcn", "auto-settled-enter+escape"),
+        "tui-deep_gcn-tree-after-step": tui("deep_gcn", "tree-after-step"),
+        "llm-answer-10000-deep": llm(s.ANSWERS["10000-deep"]),
+        "llm-answer-400-digit-integer": llm(s.ANSWERS["400-digit-integer"]),
+        "llm-answer-nan": llm(s.ANSWERS["nan"]),
+        "llm-answer-1e400": llm(s.ANSWERS["1e400"]),
+        "llm-answer-500kb-braces": llm(s.ANSWERS["500kb-braces"]),
+        "llm-answer-control-and-bidi": llm(s.ANSWERS["control-and-bidi"]),
+        "llm-answer-wrong-types": llm(s.ANSWERS["wrong-types-entries"]),
+        "llm-answer-cut-off-length": llm(s.ANSWERS["cut-off-length"]),
+        "llm-answer-empty-content": llm(s.ANSWERS["empty-content"]),
+        "llm-http-500": llm(s.FAULTS["http-500-html"]),
+        "llm-http-400": llm(s.FAULTS["http-400-control-message"]),
+        "llm-http-429": llm(s.FAULTS["http-429"], retries="1"),
+        "llm-slow": llm(s.FAULTS["slow"]),
+        "llm-connection-reset": llm(s.FAULTS["connection-reset"]),
+        "llm-garbage-bytes": llm(s.FAULTS["garbage-bytes"]),
+        "llm-huge-body": llm(s.FAULTS["huge-body"]),
+        "llm-key-control-characters": llm({"fake": True}, secret="sk-fuzz-\n\x1b[31m0123456789abcdef01234567"),
+        "llm-key-non-ascii": llm({"fake": True}, secret="sk-fuzz-\u00e90123456789abcdef01234567"),
+        "llm-server-echoes-key": llm(s.FAULTS["server-echoes-key-401"]),
+        "cache-header-2000-deep": cache("header-2000-deep"),
+        "cache-forged-checksum": cache("forged-checksum"),
+        "cache-symlink-outside": cache("symlink-outside"),
+        "cache-truncated": cache("truncated"),
+        "cache-entry-is-a-directory": cache("directory"),
+        "cache-folder-very-deep": cache(None, "very-deep"),
+        "cache-folder-missing": cache(None, "missing"),
+        "cache-folder-unwritable": cache(None, "unwritable-empty"),
+        "recording-usage-not-numbers": recording("usage-not-numbers"),
+        "recording-wrong-types": recording("reply-wrong-type"),
+        "recording-usage-huge": recording("usage-huge"),
+        "recording-deep-nesting": recording("deep-nesting"),
+        "kill-fill-sigkill": kill(["fill", "0", "--auto", "default", "--all"], "fresh", 0.05, 9),
+        "kill-undo-sigterm": kill(["undo", "3"], "partial", 0.02, 15),
+        "kill-export-sigkill": kill(["export", "--partial", "--json", "out.json", "--python", "out.py"], "partial",
+                                    0.03, 9),
+    }
 
 
 #: the names, known before the corpus is built (pytest parametrizes over them)
@@ -132,4 +209,15 @@ HOSTILE_NAMES = (
     "session-lone-surrogate-rationale", "fill-rationale-undecodable-byte", "fill-hole-22-digits",
     "undo-10^30-steps", "export-to-dev-full", "library-chain-of-1000-types-replay",
     "library-chain-of-1000-types-count", "library-dev-zero",
+    # issue 21
+    "tui-gcn-ctrl+p-pageup", "tui-gcn-export-enter+escape", "tui-gcn-auto-enter+escape",
+    "tui-deep_gcn-tree-after-step", "llm-answer-10000-deep", "llm-answer-400-digit-integer", "llm-answer-nan",
+    "llm-answer-1e400", "llm-answer-500kb-braces", "llm-answer-control-and-bidi", "llm-answer-wrong-types",
+    "llm-answer-cut-off-length", "llm-answer-empty-content", "llm-http-500", "llm-http-400", "llm-http-429",
+    "llm-slow", "llm-connection-reset", "llm-garbage-bytes", "llm-huge-body", "llm-key-control-characters",
+    "llm-key-non-ascii", "llm-server-echoes-key", "cache-header-2000-deep", "cache-forged-checksum",
+    "cache-symlink-outside", "cache-truncated", "cache-entry-is-a-directory", "cache-folder-very-deep",
+    "cache-folder-missing", "cache-folder-unwritable", "recording-usage-not-numbers", "recording-wrong-types",
+    "recording-usage-huge", "recording-deep-nesting", "kill-fill-sigkill", "kill-undo-sigterm",
+    "kill-export-sigkill",
 )

@@ -48,6 +48,8 @@ class NamedOutputs:
     numbered: set[str] = field(default_factory=set)
     #: named outputs that are symbolic links now: they must stay links
     links: set[str] = field(default_factory=set)
+    #: any new file may appear (the TUI: what a user types in the export dialog is not known beforehand)
+    new_files: bool = False
 
     def everything(self) -> set[str]:
         return self.files | self.folders | self.locks | self.numbered
@@ -116,7 +118,11 @@ def named_outputs(argv: list[str], root: Path) -> NamedOutputs:
     if command in SESSION_WRITERS:
         from navigator.workspace.session_file import DEFAULT_SESSION
 
-        add("files", args.session or str(DEFAULT_SESSION), lock=True, backup=True)
+        session = args.session or str(DEFAULT_SESSION)
+        add("files", session, lock=True, backup=True)
+        if command == "fill" and getattr(args, "auto", None) == "llm":
+            # Every exchange with the model is recorded beside the session (docs/llm.md#recordings).
+            add("folders", os.path.join(os.path.dirname(session) or ".", "llm"))
     elif command == "export":
         add("files", args.json_out)
         add("files", args.python_out)
@@ -134,6 +140,12 @@ def named_outputs(argv: list[str], root: Path) -> NamedOutputs:
     return named
 
 
+def tui_outputs() -> NamedOutputs:
+    """What a TUI session in a case's folder may write: everything under .navigator/ (the session,
+    its lock and backup, the model's recordings) and new files (exports, at paths typed in)."""
+    return NamedOutputs(folders={".navigator"}, new_files=True)
+
+
 def _under(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder + "/")
 
@@ -145,6 +157,8 @@ def is_allowed(change: Change, named: NamedOutputs) -> bool:
     if path in named.links and change.after is not None and change.after.kind != "symlink":
         return False  # the link was replaced by a file instead of its target being written
     if path in named.files or path in named.locks:
+        return True
+    if named.new_files and change.what == "created":
         return True
     if any(_under(path, folder) for folder in named.folders):
         return True

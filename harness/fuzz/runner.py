@@ -73,12 +73,15 @@ PRELOAD_MODULES = (
     "fuseflow.program.binding", "fuseflow.program.bundled", "fuseflow.cost.hardware", "fuseflow.schedule", "navigator.fuseflow.summary",
     "navigator.fuseflow.facts", "fuseflow.schedule.space_size", "fuseflow.data.loaders", "fuseflow.data.synthetic",
     "fuseflow.lower", "simulator.evaluate", "navigator.evaluation.report_text", "navigator.evaluation.baselines", "simulator.program_data",
+    # issue 21's classes: the model's client and strategy, and the TUI (none starts a thread on import)
+    "openai", "navigator.llm.strategy", "navigator.llm.recording", "navigator.tui.app", "harness.tui_apps",
 )
 
 _BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 #: variables a user's shell might set that would change which files a command touches
 _CLEARED_VARIABLES = ("NAVIGATOR_SESSION", "DASK_SCHEDULER_ADDRESS", "NAVIGATOR_MAX_MEMORY", "NAVIGATOR_CRASH_DIR",
-                      "NAVIGATOR_CACHE", "NAVIGATOR_CACHE_DIR")
+                      "NAVIGATOR_CACHE", "NAVIGATOR_CACHE_DIR", "OPENAI_API_KEY", "OPENAI_BASE_URL",
+                      "NAVIGATOR_LLM_MODEL", "NAVIGATOR_CONFIG")
 
 
 def preload(modules: tuple[str, ...] = PRELOAD_MODULES) -> None:
@@ -191,6 +194,13 @@ class Running:
         if self.result is None:
             self._finish(hung=True)
 
+    def send(self, number: int) -> None:
+        """Send signal `number` to the child's process group (a kill at a random moment)."""
+        try:
+            os.killpg(self.pid, number)
+        except (ProcessLookupError, PermissionError):
+            pass
+
 
 def _read(path: Path) -> tuple[str, int]:
     """The text of a child's stdout or stderr (its start and end when long), and its size."""
@@ -216,13 +226,17 @@ class ForkRunner:
         self.entry = entry
 
     def start(self, folder: Path, argv: list[str], io_folder: Path, crash_folder: Path,
-              cache_folder: Path | None = None) -> Running:
-        """Fork a child running `entry(argv)` in `folder`; its stdout/stderr go to `io_folder`.
-        Navigator's cache (navigator.workspace.cache) is `cache_folder`, or off when it is None."""
+              cache_folder: Path | None = None, env: dict[str, str] | None = None,
+              entry: Callable[[list[str]], int | None] | None = None) -> Running:
+        """Fork a child running `entry(argv)` (default: this runner's entry) in `folder`; its
+        stdout/stderr go to `io_folder`. Navigator's cache (navigator.workspace.cache) is
+        `cache_folder`, or off when it is None; `env` adds variables (a case's model settings)."""
         out_path, err_path = io_folder / "stdout", io_folder / "stderr"
         address_space = self.limits.address_space or _virtual_size() + ADDRESS_SPACE_HEADROOM
+        extra_env = env
         env = {"NAVIGATOR_MAX_MEMORY": self.limits.navigator_max_memory, "NAVIGATOR_CRASH_DIR": str(crash_folder)}
         env.update({"NAVIGATOR_CACHE_DIR": str(cache_folder)} if cache_folder else {"NAVIGATOR_CACHE": "off"})
+        env.update(extra_env or {})
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
@@ -230,7 +244,7 @@ class ForkRunner:
                 pass
         pid = os.fork()
         if pid == 0:  # the child: never returns
-            _child(self.entry, folder, list(argv), out_path, err_path, env, address_space)
+            _child(entry or self.entry, folder, list(argv), out_path, err_path, env, address_space)
         try:  # the child does this too; whichever runs first, a kill at the timeout reaches the group
             os.setpgid(pid, pid)
         except OSError:
@@ -238,8 +252,8 @@ class ForkRunner:
         return Running(pid, out_path, err_path, self.limits.timeout)
 
     def run(self, folder: Path, argv: list[str], io_folder: Path, crash_folder: Path,
-            cache_folder: Path | None = None) -> RunResult:
-        return self.start(folder, argv, io_folder, crash_folder, cache_folder).wait()
+            cache_folder: Path | None = None, env: dict[str, str] | None = None) -> RunResult:
+        return self.start(folder, argv, io_folder, crash_folder, cache_folder, env).wait()
 
 
 def _child(entry, folder: Path, argv: list[str], out_path: Path, err_path: Path, env: dict[str, str],

@@ -1,5 +1,6 @@
-"""The fuzz harness under pytest: the issue's known hostile inputs, then a bounded number of
-mutated inputs per class (programs, schedules, sessions, data files, libraries).
+"""The fuzz harness under pytest: the issues' known hostile inputs, then a bounded number of
+mutated inputs per class (programs, schedules, sessions, data files, libraries; and issue 21's
+TUI, model answers and transport faults, caches, recordings and kills, fewer of each: they are slower).
 
 Every case runs `navigator` in a forked child and must: exit 0, 1 or 2; print no traceback
 and no internal error; leave no crash file; finish before the timeout; stay under the
@@ -9,7 +10,8 @@ stderr with one "navigator: error:" line. benchmarks/fuzz.py runs the same cases
 Hypothesis drives the mutations through `st.randoms()`, derandomized and without a
 database, so every run makes the same cases; shrinking is off (set NAVIGATOR_FUZZ_SHRINK=1
 to turn it on while debugging), because the assertion message already holds the case.
-NAVIGATOR_FUZZ_EXAMPLES sets the cases per class (default 60).
+NAVIGATOR_FUZZ_EXAMPLES sets the cases per command-line class (default 60; the others get a
+share of it, EXAMPLES_SHARE).
 """
 
 from __future__ import annotations
@@ -26,14 +28,45 @@ from harness.fuzz.hostile import HOSTILE_NAMES, hostile_cases
 from tests.harness.conftest import failure_report
 
 EXAMPLES = int(os.environ.get("NAVIGATOR_FUZZ_EXAMPLES", "60"))
+#: the share of EXAMPLES each class runs: a TUI case takes seconds, a model case up to two (timeouts)
+EXAMPLES_SHARE = {"tui": 1 / 60, "llm": 1 / 6, "cache": 1 / 6, "recording": 1 / 10, "kill": 1 / 10}
 PHASES = (Phase.explicit, Phase.generate) + ((Phase.shrink,) if os.environ.get("NAVIGATOR_FUZZ_SHRINK") else ())
+
+#: issue 21's defects that other branches fix: each fails here until they are merged, then passes
+#: (xfail is not strict, so a fix shows as XPASS); empty this after the merge
+OPEN_DEFECTS = {
+    "tui-gcn-ctrl+p-pageup", "tui-gcn-export-enter+escape",
+    "llm-answer-10000-deep", "llm-answer-400-digit-integer", "llm-answer-nan", "llm-answer-1e400",
+    "llm-answer-500kb-braces", "llm-key-control-characters", "llm-key-non-ascii", "recording-usage-not-numbers",
+    "cache-header-2000-deep", "cache-forged-checksum", "cache-symlink-outside",
+}
+#: the classes whose generated cases still find those defects
+OPEN_CLASSES = {"tui", "llm", "cache", "recording", "kill"}
+
+
+#: hostile cases of seconds each (a TUI session) that the bounded run leaves to `--slow` and the benchmark:
+#: one TUI case (export's enter+escape) stays in it
+SLOW_HOSTILE = {"tui-gcn-ctrl+p-pageup", "tui-gcn-auto-enter+escape", "tui-deep_gcn-tree-after-step"}
+
+
+def _open(names, reason: str):
+    params = []
+    for name in names:
+        marks = [pytest.mark.xfail(reason=reason, strict=False)] if name in OPEN_DEFECTS or name in OPEN_CLASSES else []
+        marks += [pytest.mark.slow] if name in SLOW_HOSTILE else []
+        params.append(pytest.param(name, marks=marks))
+    return params
+
+
+def _examples(klass: str) -> int:
+    return max(1, round(EXAMPLES * EXAMPLES_SHARE.get(klass, 1)))
 
 @pytest.fixture(scope="module")
 def hostile(fuzz_corpus):
     return hostile_cases(fuzz_corpus)
 
 
-@pytest.mark.parametrize("name", HOSTILE_NAMES)
+@pytest.mark.parametrize("name", _open(HOSTILE_NAMES, "an issue 21 defect fixed in another branch"))
 def test_known_hostile_input(name, hostile, fuzz_runner, fuzz_scratch, record):
     outcome = run_case(hostile[name], fuzz_runner, fuzz_scratch)
     record(outcome)
@@ -41,15 +74,24 @@ def test_known_hostile_input(name, hostile, fuzz_runner, fuzz_scratch, record):
         pytest.fail(failure_report(outcome), pytrace=False)
 
 
-@pytest.mark.parametrize("klass", CLASSES)
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None, phases=PHASES,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(rng=st.randoms(use_true_random=False))
-def test_mutated_inputs(klass, rng, fuzz_corpus, fuzz_runner, fuzz_scratch, record):
-    from harness.fuzz.generators import generate
+def _mutated_inputs(klass: str):
+    @settings(max_examples=_examples(klass), deadline=None, derandomize=True, database=None, phases=PHASES,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                     HealthCheck.function_scoped_fixture])
+    @given(rng=st.randoms(use_true_random=False))
+    def run(rng, fuzz_corpus, fuzz_runner, fuzz_scratch, record):
+        from harness.fuzz.generators import generate
 
-    case = generate(klass, rng, fuzz_corpus)
-    outcome = run_case(case, fuzz_runner, fuzz_scratch)
-    record(outcome)
-    if not outcome.ok:
-        pytest.fail(failure_report(outcome), pytrace=False)
+        case = generate(klass, rng, fuzz_corpus)
+        outcome = run_case(case, fuzz_runner, fuzz_scratch)
+        record(outcome)
+        if not outcome.ok:
+            pytest.fail(failure_report(outcome), pytrace=False)
+
+    return run
+
+
+@pytest.mark.parametrize("klass", _open(CLASSES, "finds an issue 21 defect fixed in another branch"))
+def test_mutated_inputs(klass, fuzz_corpus, fuzz_runner, fuzz_scratch, record):
+    _mutated_inputs(klass)(fuzz_corpus=fuzz_corpus, fuzz_runner=fuzz_runner, fuzz_scratch=fuzz_scratch,
+                           record=record)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.fuzz.cases import CLASSES, DIRECTORY, Case, FileSpec, symlink
+from harness.fuzz.cases import CLASSES, COMMAND_LINE_CLASSES, DIRECTORY, Case, FileSpec, symlink
 from harness.fuzz.formats import dump_json, dump_toml
 from harness.fuzz.harness import run_case
 from harness.fuzz.outputs import named_outputs
@@ -308,7 +308,7 @@ def test_a_case_lays_out_files_in_its_own_folder_only(tmp_path, fuzz_corpus):
                 assert not Path(path).is_absolute() and ".." not in Path(path).parts, (klass, seed, path)
 
 
-@pytest.mark.parametrize("klass", CLASSES)
+@pytest.mark.parametrize("klass", COMMAND_LINE_CLASSES)
 def test_valid_inputs_pass_every_check_and_every_command_succeeds(klass, fuzz_corpus, fuzz_runner, fuzz_scratch):
     """No false positives, and the fuzzer's commands reach past argument and file checks:
     unmutated, each command the class drives runs clean, and succeeds (exit 0) at least once
@@ -331,3 +331,144 @@ def test_valid_inputs_pass_every_check_and_every_command_succeeds(klass, fuzz_co
             if outcome.result.exit_code == 0:
                 succeeded.add(command)
     assert succeeded == set(COMMANDS[klass])
+
+
+# ---------------------------------------------------------------- issue 21's checks
+
+SECRET = "sk-fuzz-\u00e9\n0123456789abcdef01234567"
+
+
+def run_with(entry, tmp_path, case: Case, timeout=10.0):
+    return run_case(case, ForkRunner(Limits(timeout=timeout), entry=entry), tmp_path)
+
+
+@pytest.mark.parametrize("how", ["raw", "repr", "json", "percent", "file"])
+def test_the_key_in_any_escaped_form_is_a_leak(tmp_path, how):
+    from urllib.parse import quote
+
+    def entry(argv):
+        key = os.environ["OPENAI_API_KEY"]
+        if how == "file":
+            Path("log.json").write_text(json.dumps({"key": key}), encoding="utf-8")
+        else:
+            print({"raw": key, "repr": repr(key), "json": json.dumps(key), "percent": quote(key)}[how])
+        return 0
+
+    case = Case("llm", ["show"], env={"OPENAI_API_KEY": SECRET}, secret=SECRET)
+    outcome = run_with(entry, tmp_path, case)
+    assert "leaked-key" in outcome.failures
+
+
+def test_a_key_kept_to_itself_is_no_leak(tmp_path):
+    def entry(argv):
+        print("the key is ***", len(os.environ["OPENAI_API_KEY"]))
+        return 0
+
+    outcome = run_with(entry, tmp_path, Case("llm", ["show"], env={"OPENAI_API_KEY": SECRET}, secret=SECRET))
+    assert outcome.ok, outcome.failures
+
+
+def test_a_kill_is_judged_by_the_commands_that_follow(tmp_path):
+    """The signal the harness sends is no failure; an emptied session, a `show` that cannot load it
+    and a temporary file left beside it are."""
+    def entry(argv):
+        session = Path(".navigator/session.json")
+        if argv[0] == "fill":
+            session.write_text("")
+            Path(".navigator/.session.json.abcd.tmp").write_text("{")
+            time.sleep(30)
+        if argv[0] == "show" and not session.read_text():
+            print("navigator: error: .navigator/session.json: empty (restore it)", file=sys.stderr)
+            return 2
+        return 0
+
+    case = Case("kill", ["fill", "0", "1"], {".navigator/session.json": FileSpec.text("{}")},
+                kill={"after": 0.3, "signal": 9}, then=[["show"]])
+    outcome = run_with(entry, tmp_path, case)
+    assert outcome.result.exit_code == -9
+    assert set(outcome.failures) == {"lost-work", "session-unreadable", "temp-left"}, outcome.describe()
+
+
+def test_a_killed_command_that_keeps_its_session_passes(tmp_path):
+    def entry(argv):
+        if argv[0] == "fill":
+            time.sleep(30)
+        return 0
+
+    case = Case("kill", ["fill", "0", "1"], {".navigator/session.json": FileSpec.text("{}")},
+                kill={"after": 0.2, "signal": 15}, then=[["show"]])
+    outcome = run_with(entry, tmp_path, case)
+    assert outcome.result.exit_code == -15 and outcome.ok, outcome.describe()
+
+
+def test_a_cache_that_changes_the_output_is_a_divergence(tmp_path):
+    def entry(argv):
+        print("cached" if os.environ.get("NAVIGATOR_CACHE") != "off" else "computed")
+        return 0
+
+    outcome = run_with(entry, tmp_path, Case("cache", ["show"], compare_uncached=True))
+    assert outcome.failures == ["cache-divergence"]
+
+
+def test_hostile_cache_entries_are_laid_out_beside_the_case(tmp_path):
+    case = Case("cache", ["show"], cache={"e.cache.json": symlink("../root/notes.txt"), "d": DIRECTORY},
+                cache_path="deep/cache", cache_read_only=True)
+    folder = case.materialize_cache(tmp_path)
+    assert folder == tmp_path / "deep" / "cache"
+    assert os.readlink(folder / "e.cache.json") == "../root/notes.txt" and (folder / "d").is_dir()
+    assert not os.access(folder, os.W_OK) or os.geteuid() == 0
+    os.chmod(folder, 0o755)
+    with pytest.raises(ValueError, match="its own folder"):
+        Case("cache", ["show"], cache_path="../elsewhere").materialize_cache(tmp_path)
+
+
+def test_the_tui_drivers_findings_are_failures():
+    from harness.fuzz.checks import findings_in_stderr
+
+    stderr = "noise\nnavigator-fuzz-check: session-mismatch: 3 steps on screen, 2 on disk\n"
+    assert findings_in_stderr(stderr) == [("session-mismatch", "3 steps on screen, 2 on disk")]
+
+
+def test_the_fault_server_answers_as_scripted():
+    import http.client
+
+    from harness.fuzz.llm_faults import FaultServer
+
+    def post(port):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        connection.request("POST", "/v1/chat/completions", json.dumps({"model": "m", "messages": []}),
+                           {"Content-Type": "application/json"})
+        return connection.getresponse()
+
+    behaviours = [{"status": 429, "headers": {"Retry-After": "0.01"}}, {"content": "{}", "usage": "lots"},
+                  {"reset": True}, {"garbage": "aGVsbG8="}]
+    with FaultServer(behaviours) as server:
+        first = post(server.port)
+        assert first.status == 429 and first.getheader("Retry-After") == "0.01"
+        second = json.loads(post(server.port).read())
+        assert second["choices"][0]["message"]["content"] == "{}" and second["usage"] == "lots"
+        with pytest.raises((ConnectionError, http.client.HTTPException)):
+            post(server.port).read()
+        with pytest.raises(http.client.HTTPException):  # "hello" is no status line
+            post(server.port)
+
+
+def test_a_case_of_issue_21_survives_its_json_form():
+    case = Case("llm", ["fill", "0", "--auto", "llm"], {"s.json": FileSpec.text("{}")}, env={"A": "{llm_url}"},
+                llm=[{"status": 500}, {"fake": True}], secret=SECRET, cache={"e": FileSpec("file", b"\xff")},
+                cache_path="c", cache_read_only=True, compare_uncached=True, kill={"after": 0.1, "signal": 9},
+                then=[["show"]], driver="cli")
+    assert Case.from_json(json.loads(json.dumps(case.to_json()))) == case
+
+
+@pytest.mark.parametrize("klass", [k for k in CLASSES if k not in COMMAND_LINE_CLASSES])
+def test_unmutated_cases_of_issue_21s_classes_pass(klass, fuzz_corpus, fuzz_runner, fuzz_scratch):
+    """No false positives: a valid model answer, a valid cache, a valid recording, a command not killed,
+    a few keys in the TUI all pass, and the commands succeed."""
+    from tests.harness.conftest import failure_report
+    from harness.fuzz.generators import generate
+
+    case = generate(klass, random.Random(3), fuzz_corpus, mutate=False)
+    outcome = run_case(case, fuzz_runner, fuzz_scratch)
+    assert outcome.ok, failure_report(outcome)
+    assert outcome.result.exit_code == 0, failure_report(outcome)
