@@ -47,7 +47,7 @@ def session_path(explicit: str | os.PathLike | None = None) -> Path:
 
 def session_target(path: str | os.PathLike) -> Path:
     """The file a session path stands for: a symbolic link's target (the path itself otherwise)."""
-    return output_path(check_path_text(os.fspath(path), str(path)))
+    return output_path(check_path_text(os.fspath(path), str(path)), SessionError)
 
 
 def session_exists(path: Path) -> bool:
