@@ -210,15 +210,16 @@ def make_folders(folder: PathLike, mode: int = 0o777) -> None:
     """os.makedirs without its recursion (a path thousands of folders deep would exhaust
     Python's stack): the missing folders are created from the top down, one at a time.
     Raises OSError (FileExistsError when a file is in the way)."""
-    path = Path(os.path.abspath(folder))
+    path = os.path.abspath(os.fspath(folder))  # strings: a Path's parent costs its length, again per level
     missing = []
     while not os.path.isdir(path):
         if os.path.lexists(path):
-            raise FileExistsError(errno.EEXIST, "exists and is not a folder", str(path))
+            raise FileExistsError(errno.EEXIST, "exists and is not a folder", path)
         missing.append(path)
-        if path.parent == path:
+        parent = os.path.dirname(path)
+        if parent == path:
             break
-        path = path.parent
+        path = parent
     for step in reversed(missing):
         try:
             os.mkdir(step, mode)
