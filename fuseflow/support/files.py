@@ -214,6 +214,8 @@ def make_folders(folder: PathLike, mode: int = 0o777) -> None:
     missing = []
     while not os.path.isdir(path):
         if os.path.lexists(path):
+            if missing:  # a file where a folder above the one asked for should be
+                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
             raise FileExistsError(errno.EEXIST, "exists and is not a folder", path)
         missing.append(path)
         parent = os.path.dirname(path)
