@@ -3,10 +3,14 @@
 Reading: only regular files are read (a FIFO or a device such as /dev/zero would hang or
 never end), the file is opened without blocking, and its size is checked against a limit
 before a byte is read. Writing: the text goes to a temporary file beside the target, is
-fsync'ed, then renamed over it, so a reader never sees half a file. A path that is a
-symbolic link is resolved once, so the link's target gets the new content and the link
-stays a link. A new file gets the mode the umask allows (0666 & ~umask); a rewritten file
-keeps its mode. Every OSError becomes a UserError that names the path and the fix.
+fsync'ed, then renamed over it, so a reader never sees half a file. Whatever is at the
+path is replaced, never written through: a symbolic link there is replaced by the new file
+(its target is untouched), unless the path is one the user named and the link is theirs
+(`follow_link`: the target gets the content and the link stays a link). Temporary files
+carry their writer's pid, so those of a killed writer are recognised and removed
+(`remove_stale_temps`). Folders are created without recursion (`make_folders`). A new file
+gets the mode the umask allows (0666 & ~umask); a rewritten file keeps its mode. Every
+OSError becomes a UserError that names the path and the fix.
 """
 
 from __future__ import annotations
@@ -157,6 +161,10 @@ def format_size(n: float) -> str:
 # ---------------------------------------------------------------- writing
 
 _umask_lock = threading.Lock()
+#: the name part of a temporary file kept from its target's name (the whole stays under 255 bytes)
+_TEMP_NAME_PART = 100
+#: `.<target name>.~<pid>-<host>-<random>.tmp`: the writer's pid and host say when it is stale
+_TEMP_NAME = re.compile(r"^\.(?P<name>.*)\.~(?P<pid>[0-9]+)-(?P<host>[0-9a-f]{6})-[^.]*\.tmp$")
 
 
 def current_umask() -> int:
@@ -167,45 +175,100 @@ def current_umask() -> int:
     return mask
 
 
-def output_path(path: PathLike) -> Path:
-    """The file a write to `path` changes: symbolic links resolved (a dangling link names
-    the file it will create), so the link stays and its target gets the content."""
+def _host_tag() -> str:
+    import hashlib
+    import socket
+
+    return hashlib.sha256(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:6]
+
+
+def temp_prefix(name: str) -> str:
+    """The start of the name of this process's temporary files for the target `name`."""
+    return f".{name[:_TEMP_NAME_PART]}.~{os.getpid()}-{_host_tag()}-"
+
+
+def output_path(path: PathLike, error: type[UserError] = UserError) -> Path:
+    """The file a write to a path *the user named* changes: a symbolic link the user owns is
+    resolved (a dangling one names the file it will create), so the link stays and its target
+    gets the content, as a shell's `>` would. A link someone else owns (planted in a shared
+    folder such as /tmp) is refused rather than followed. Paths Navigator makes up itself
+    (backups, caches, records) are never resolved: the writer replaces whatever is there."""
     target = Path(path)
     try:
-        if target.is_symlink():
-            return Path(os.path.realpath(target))
+        info = os.lstat(target)
     except (OSError, ValueError):
-        pass
-    return target
+        return target
+    if not stat.S_ISLNK(info.st_mode):
+        return target
+    if hasattr(os, "geteuid") and info.st_uid not in (os.geteuid(), 0):
+        raise error("is a symbolic link owned by another user, so navigator does not write through it",
+                    where=str(path), fix="remove the link, or choose another path")
+    return Path(os.path.realpath(target))
+
+
+def make_folders(folder: PathLike, mode: int = 0o777) -> None:
+    """os.makedirs without its recursion (a path thousands of folders deep would exhaust
+    Python's stack): the missing folders are created from the top down, one at a time.
+    Raises OSError (FileExistsError when a file is in the way)."""
+    path = os.path.abspath(os.fspath(folder))  # strings: a Path's parent costs its length, again per level
+    missing = []
+    while not os.path.isdir(path):
+        if os.path.lexists(path):
+            if missing:  # a file where a folder above the one asked for should be
+                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
+            raise FileExistsError(errno.EEXIST, "exists and is not a folder", path)
+        missing.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    for step in reversed(missing):
+        try:
+            os.mkdir(step, mode)
+        except FileExistsError:
+            if not os.path.isdir(step):  # another process may create the same folders meanwhile
+                raise
 
 
 def ensure_folder(folder: PathLike, error: type[UserError] = UserError) -> Path:
     """Create `folder` (and its parents) if needed; clean errors for files in the way."""
     path = Path(folder)
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        make_folders(path)
     except FileExistsError:
         raise error("exists and is not a folder", where=str(path), fix="give the path of a folder") from None
     except OSError as exc:
         raise os_error(exc, str(path), error, "create", "a folder") from None
+    except ValueError as exc:  # an embedded NUL byte
+        raise error(f"not a usable path ({exc})", where=str(path), fix="check the path") from None
     return path
 
 
 def write_bytes_atomic(path: PathLike, data: bytes, *, error: type[UserError] = UserError,
-                       executable: bool = False) -> None:
-    """Write `data` to `path` atomically (temporary file, fsync, rename).
+                       executable: bool = False, follow_link: bool = False) -> None:
+    """Write `data` to `path` atomically: a temporary file created beside it with O_EXCL and
+    O_NOFOLLOW (tempfile.mkstemp), named after this process (`temp_prefix`), fsync'ed, then
+    renamed over `path` with os.replace, which replaces a symbolic link rather than follow it.
 
-    A new file gets 0666 & ~umask (0777 & ~umask when `executable`); an existing file
-    keeps its mode. `path` may be a symbolic link: its target is written.
+    So whatever sits at `path` is replaced, never written through: a link planted where a
+    cache entry or a backup goes cannot redirect the write to another file. Only for a path
+    the user named is `follow_link` set: a link they own is then resolved once (see
+    `output_path`) and its target replaced. A new file gets 0666 & ~umask (0777 & ~umask when
+    `executable`); a rewritten regular file keeps its mode. A directory, a FIFO or a device at
+    `path` is refused.
     """
     where = str(path)
-    target = output_path(path)
+    target = output_path(path, error) if follow_link else Path(path)
     try:
-        existing = os.stat(target)
+        existing = os.lstat(target)
     except FileNotFoundError:
         existing = None
     except OSError as exc:
         raise os_error(exc, where, error, "write") from None
+    except ValueError as exc:  # an embedded NUL byte
+        raise error(f"not a usable path ({exc})", where=where, fix="check the path") from None
+    if existing is not None and stat.S_ISLNK(existing.st_mode):
+        existing = None  # the link itself is replaced: its target is never touched
     if existing is not None and stat.S_ISDIR(existing.st_mode):
         raise error("is a directory, not a file", where=where, fix="give the path of a file to write")
     if existing is not None and not stat.S_ISREG(existing.st_mode):
@@ -218,7 +281,7 @@ def write_bytes_atomic(path: PathLike, data: bytes, *, error: type[UserError] = 
     parent = target.parent
     ensure_folder(parent, error)
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+        fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(target.name), suffix=".tmp", dir=parent)
     except OSError as exc:
         raise os_error(exc, where, error, "write") from None
     try:
@@ -228,7 +291,7 @@ def write_bytes_atomic(path: PathLike, data: bytes, *, error: type[UserError] = 
             os.fsync(handle.fileno())
         os.chmod(tmp_name, mode)
         os.replace(tmp_name, target)
-    except BaseException as exc:
+    except BaseException as exc:  # KeyboardInterrupt too: no temporary file is left behind
         try:
             os.unlink(tmp_name)
         except OSError:
@@ -239,7 +302,7 @@ def write_bytes_atomic(path: PathLike, data: bytes, *, error: type[UserError] = 
 
 
 def write_text_atomic(path: PathLike, text: str, *, error: type[UserError] = UserError,
-                      executable: bool = False) -> None:
+                      executable: bool = False, follow_link: bool = False) -> None:
     """Write `text` as UTF-8 atomically; see write_bytes_atomic."""
     try:
         data = text.encode("utf-8")
@@ -247,4 +310,45 @@ def write_text_atomic(path: PathLike, text: str, *, error: type[UserError] = Use
         bad = text[exc.start:exc.end]
         raise error(f"the text to write holds {bad!r}, which is not valid Unicode (an unpaired surrogate)",
                     where=str(path), fix="remove that character from what you typed (e.g. --rationale)") from None
-    write_bytes_atomic(path, data, error=error, executable=executable)
+    write_bytes_atomic(path, data, error=error, executable=executable, follow_link=follow_link)
+
+
+def remove_stale_temps(folder: PathLike, name_prefix: str = "") -> list[str]:
+    """Remove the temporary files of writers that died before renaming them (a SIGKILL, a
+    power cut): files named as `write_bytes_atomic` names them, whose target name starts with
+    `name_prefix`, written on this host by a process that no longer runs. Best effort; the
+    names removed are returned. Call it while holding the lock that serializes the writers."""
+    removed = []
+    host = _host_tag()
+    try:
+        entries = list(os.scandir(folder))
+    except (OSError, ValueError):
+        return removed
+    for entry in entries:
+        match = _TEMP_NAME.match(entry.name)
+        if (match is None or not match["name"].startswith(name_prefix[:_TEMP_NAME_PART])
+                or match["host"] != host or _pid_alive(int(match["pid"]))):
+            continue
+        try:
+            if entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+                removed.append(entry.name)
+        except OSError:
+            pass
+    return removed
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    if os.name == "nt":  # os.kill(pid, 0) is no probe on Windows: keep the file
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    except (OSError, OverflowError):
+        return False
+    return True

@@ -69,7 +69,7 @@ def export_session(workspace: "Workspace", request: ExportRequest) -> ExportRepo
     from fuseflow.support.files import write_text_atomic
 
     for _, path, text, executable in files:
-        write_text_atomic(path, text, executable=executable)
+        write_text_atomic(path, text, executable=executable, follow_link=True)  # paths the user named
     return ExportReport([(f, path) for f, path, _, _ in files], filled)
 
 

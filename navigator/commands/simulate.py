@@ -28,7 +28,8 @@ def cmd_eval(args) -> int:
 
         plans = [r.plan for r in report.regions]
         for index, plan in enumerate(plans):
-            write_text_atomic(args.dot if len(plans) == 1 else f"{args.dot}.{index}", to_dot(plan))
+            write_text_atomic(args.dot if len(plans) == 1 else f"{args.dot}.{index}", to_dot(plan),
+                              follow_link=len(plans) == 1)  # --dot names the one file
     if args.json:
         data = report.to_dict()
         data["schedule"] = args.schedule

@@ -314,9 +314,21 @@ def _http_client_module():
     return http
 
 
+def _missing(path: Path) -> bool:
+    """Only "no such file" makes the default config file optional: a looping link, a folder
+    that cannot be searched, a path component that is a file are read, and refused by name."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return True
+    except (OSError, ValueError):
+        return False
+    return False
+
+
 def read_config_file(path: Path, *, required: bool) -> dict[str, Any]:
     """The checked `[llm]` table of the config file; {} when the file is missing and not `required`."""
-    if not required and not path.exists():
+    if not required and _missing(path):
         return {}
     where = str(path)
     text = read_user_text(path, LLMConfigError, _WHAT, _CONFIG_LIMIT)

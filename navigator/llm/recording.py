@@ -73,7 +73,7 @@ class Recording:
         base = f"{file_stem(session.stem)}-{_stamp(when or utc_now(), compact=True)}"
         path = folder / f"{base}.jsonl"
         counter = 2
-        while path.exists():  # two runs within a millisecond
+        while os.path.lexists(path):  # two runs within a millisecond (or anything else there)
             path = folder / f"{base}-{counter}.jsonl"
             counter += 1
         return cls(path, secrets=secrets)

@@ -24,7 +24,9 @@ def crash_folder() -> Path:
     explicit = os.environ.get(CRASH_DIR_ENV)
     if explicit:
         return Path(explicit)
-    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    state = os.environ.get("XDG_STATE_HOME", "")
+    if not os.path.isabs(state):  # unset, empty or relative: ignored, as the XDG rule says
+        state = os.path.join(os.path.expanduser("~"), ".local", "state")
     return Path(state) / "navigator" / "crashes"
 
 
@@ -48,14 +50,19 @@ def write_crash_report(exc: BaseException, argv: list[str]) -> Path | None:
         text = f"{type(exc).__name__}: (the traceback could not be formatted)\n"
     text = scrub(text)  # an exception's message may quote a secret (an HTTP client shows its headers)
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    from fuseflow.support.files import make_folders
+
     for folder in (crash_folder(), Path(tempfile.gettempdir())):
+        if not folder.is_absolute():  # no usable home: straight to the temporary folder
+            continue
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            make_folders(folder)  # iterative: a deep $NAVIGATOR_CRASH_DIR cannot exhaust the stack
+            # mkstemp: a new file of its own (O_EXCL, O_NOFOLLOW), never one already there
             fd, name = tempfile.mkstemp(prefix=f"navigator-crash-{stamp}-", suffix=".txt", dir=folder)
             with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
                 handle.write(text)
             return Path(name)
-        except OSError:
+        except (OSError, ValueError):
             continue
     return None
 

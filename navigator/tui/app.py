@@ -246,7 +246,7 @@ class NavigatorApp(App):
 
     def action_export(self) -> None:
         nav = self.navigation
-        name = nav.workspace.path.parent.parent / "schedule"
+        name = nav.export_stem
 
         def write(choice) -> None:
             if choice is None:

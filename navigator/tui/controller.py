@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from fuseflow.support.errors import UserError
 
 if TYPE_CHECKING:
+    from contextlib import ExitStack
+
     from navigator.actions.evaluate_sketch import Evaluation
     from navigator.llm.strategy import LLMStrategy, Proposals
     from navigator.navigation.step_log import StepRecord
@@ -79,6 +81,21 @@ class Navigation:
     # ---- opening
 
     @classmethod
+    def open_held(cls, path: Path, spec, held: "ExitStack", on_wait: Callable[[str], None] | None = None
+                  ) -> tuple["Navigation", str]:
+        """`open`, read under the session's lock, which `held` keeps until the UI quits: a
+        command that holds the lock first (a CLI `fill`) finishes, and its steps are read.
+        `on_wait` hears who holds the lock while the UI waits for it."""
+        from navigator.workspace import hold_session, session_exists
+        from navigator.workspace.session_file import session_target
+
+        target = session_target(path)
+        if spec is None and not session_exists(target):
+            return cls.open(target, spec)  # says there is nothing to resume, before a lock file is made
+        held.enter_context(hold_session(target, on_wait=on_wait))
+        return cls.open(target, spec)
+
+    @classmethod
     def open(cls, path: Path, spec=None) -> tuple["Navigation", str]:
         """Resume the session at `path`, or start one for `spec` there; says which."""
         from navigator.workspace import create_workspace, open_workspace, session_exists
@@ -96,6 +113,25 @@ class Navigation:
                             fix="give a program: navigator tui gcn (or navigator start PROGRAM first)")
         workspace = create_workspace(target, spec)
         return cls(workspace), f"started {spec.describe()} in {workspace.path}"
+
+    def reload_if_changed(self) -> bool:
+        """Read the session again if its file is no longer the version shown (saved by another
+        writer, or edited); True when it was."""
+        from navigator.workspace import open_workspace
+
+        if not self.workspace.changed_on_disk():
+            return False
+        self.workspace = open_workspace(self.workspace.path)
+        self._options_of = (None, [])
+        return True
+
+    def _fresh(self) -> None:
+        """Before an action: an action chosen on a screen that showed another version of the
+        session is not taken; the session is read again and the user chooses again."""
+        if self.reload_if_changed():
+            raise UserError("the session file changed on disk since the screen showed it; it was read again "
+                            "and nothing was done", where=str(self.workspace.path),
+                            fix="look at the session as it is now, and choose again")
 
     # ---- what the screen shows
 
@@ -209,12 +245,14 @@ class Navigation:
     def choose(self, hole: int, option_id: str) -> list["StepRecord"]:
         from navigator.actions.fill import fill_hole
 
+        self._fresh()
         return fill_hole(self.workspace, hole, option=option_id)
 
     def take_default(self, hole: int) -> list["StepRecord"]:
         from navigator.actions.fill import fill_hole
         from navigator.auto import get_strategy
 
+        self._fresh()
         return fill_hole(self.workspace, hole, strategy=get_strategy("default"))
 
     def plan(self, hole: int, strategy: str, scope: str, **options: Any) -> "Planned":
@@ -232,6 +270,7 @@ class Navigation:
         """Apply a plan made by `plan` (or `accept`), if the sketch is still the one it was made on."""
         from navigator.actions.fill import take_plan
 
+        self._fresh()
         return take_plan(self.workspace, planned.strategy, planned.plan, planned.sketch)
 
     def model(self, **options: Any) -> "LLMStrategy":
@@ -284,6 +323,15 @@ class Navigation:
         return self.workspace.space.tensor_program is not None
 
     @property
+    def export_stem(self) -> Path:
+        """Where the export dialog offers to write (`.json`, `.py` added): beside the session
+        file, or beside the `.navigator/` folder that holds the default session."""
+        folder = self.workspace.path.parent
+        if folder.name == ".navigator":
+            folder = folder.parent
+        return folder / "schedule"
+
+    @property
     def kind_label(self) -> str:
         """What the session navigates, in words: "Honeybee problem", or "program"."""
         return self.workspace.spec.space_kind.label or self.workspace.space.noun
@@ -311,6 +359,7 @@ class Navigation:
     # ---- helpers
 
     def _changed(self, action: Callable[[], list["StepRecord"]]) -> list["StepRecord"]:
+        self._fresh()
         records = action()
         self.workspace.save()
         return records

@@ -17,15 +17,15 @@ def run_tui(path: Path, spec=None) -> int:
     from contextlib import ExitStack
 
     from fuseflow.support.errors import UserError
-    from navigator.workspace.session_file import hold_session
+    from navigator.process.console import say
     from navigator.tui.app import NavigatorApp
     from navigator.tui.opening_failed import OpeningFailed
     from navigator.tui.controller import Navigation
 
     with ExitStack() as held:
         try:
-            navigation, note = Navigation.open(path, spec)
-            held.enter_context(hold_session(navigation.workspace.path))
+            # read under the lock, so a CLI command that holds it first has saved its steps
+            navigation, note = Navigation.open_held(path, spec, held, on_wait=lambda text: say(f"navigator: {text}"))
         except UserError as exc:  # shown in the interface, then the usual one line and exit 2
             OpeningFailed(str(exc)).run()
             raise

@@ -6,6 +6,12 @@ the read and the atomic write all use the link's target, so the link stays a lin
 target gets every step, and a command reaching the file through the link and one naming
 the target take the same lock. Nothing but a regular file is ever treated as a session
 (`session_exists`), and that is checked before the lock file is created beside it.
+
+A workspace remembers which version of the file it read (`file_identity`: device, inode,
+size and times, which every atomic save changes), and saves only over that version
+(navigator.workspace.session_workspace). Taking the lock removes the temporary files of
+writers that were killed before they could rename them (fuseflow.support.files). A caller
+that would rather say why it waits passes `on_wait`, which hears who holds the lock.
 """
 
 from __future__ import annotations
@@ -17,9 +23,9 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator, NamedTuple
 
-from fuseflow.support.files import ensure_folder, os_error, output_path
+from fuseflow.support.files import ensure_folder, os_error, output_path, remove_stale_temps
 from navigator.navigation.session_errors import SessionError
 from navigator.workspace import lock_owner
 from navigator.workspace.user_text import check_path_text
@@ -47,7 +53,7 @@ def session_path(explicit: str | os.PathLike | None = None) -> Path:
 
 def session_target(path: str | os.PathLike) -> Path:
     """The file a session path stands for: a symbolic link's target (the path itself otherwise)."""
-    return output_path(check_path_text(os.fspath(path), str(path)))
+    return output_path(check_path_text(os.fspath(path), str(path)), SessionError)
 
 
 def session_exists(path: Path) -> bool:
@@ -75,9 +81,32 @@ def lock_path(path: Path) -> Path:
     return path.with_name(path.name + ".lock")
 
 
+class FileIdentity(NamedTuple):
+    """Which version of a file: an atomic save makes a new inode; an edit in place changes
+    the size or the modification time."""
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+
+
+def file_identity(path: Path) -> FileIdentity | None:
+    """The identity of the file now at `path`; None when there is none (or it cannot be looked at)."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return FileIdentity(info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+#: what `on_wait` hears: a sentence saying what the lock is waited for
+WaitCallback = Callable[[str], None]
+
+
 @contextmanager
 def session_lock(path: Path, timeout: float | None = None, *, holder: str | None = None,
-                 interactive: bool = False) -> Iterator[None]:
+                 interactive: bool = False, on_wait: WaitCallback | None = None) -> Iterator[None]:
     """Hold `<session>.lock` (an OS file lock, released even if the process dies).
 
     `path` must be the session's target (see `session_target`), so every way of naming
@@ -86,6 +115,8 @@ def session_lock(path: Path, timeout: float | None = None, *, holder: str | None
     while it runs), so a command that finds the lock busy names it, and gives up at once
     when it is an interactive holder (navigator.workspace.lock_owner). A thread that
     already holds the lock takes it again at no cost: the TUI can call what commands call.
+    `on_wait` is told, once the lock turns out to be busy and again whenever its holder
+    changes, who holds it and how long the wait may last.
     """
     lock_file = lock_path(path)
     key = os.path.abspath(lock_file)
@@ -99,12 +130,14 @@ def session_lock(path: Path, timeout: float | None = None, *, holder: str | None
         return
     timeout = LOCK_TIMEOUT if timeout is None else timeout
     ensure_folder(path.parent, SessionError)
-    lock = _acquire(lock_file, timeout)
+    lock = _acquire(lock_file, timeout, on_wait)
     owner = lock_owner.this_process(holder or lock_owner.default_holder(),
                                     lock_owner.INTERACTIVE if interactive else lock_owner.COMMAND)
     held[key] = 1
     try:
         lock_owner.write_owner(lock_file, owner)
+        # the session, its backup and its owner record: temporary files of killed writers
+        remove_stale_temps(path.parent, path.name)
         yield
     finally:
         held.pop(key, None)
@@ -113,17 +146,18 @@ def session_lock(path: Path, timeout: float | None = None, *, holder: str | None
 
 
 @contextmanager
-def hold_session(path: str | os.PathLike, holder: str = "navigator tui") -> Iterator[Path]:
+def hold_session(path: str | os.PathLike, holder: str = "navigator tui", *,
+                 on_wait: WaitCallback | None = None) -> Iterator[Path]:
     """Hold a session's lock as an interactive writer (the TUI) until the block ends, even by
     an exception; yields the session's target. Gives up at once when another interactive
-    holder has it, after LOCK_TIMEOUT when a command does not finish."""
+    holder has it, after LOCK_TIMEOUT when a command does not finish (`on_wait` hears which)."""
     target = session_target(path)
     session_exists(target)  # no lock file beside a directory or a device
-    with session_lock(target, holder=holder, interactive=True):
+    with session_lock(target, holder=holder, interactive=True, on_wait=on_wait):
         yield target
 
 
-def _acquire(lock_file: Path, timeout: float):
+def _acquire(lock_file: Path, timeout: float, on_wait: WaitCallback | None = None):
     """The acquired FileLock, waiting in short steps so that a holder that turns out to be
     interactive (or becomes one while we wait) ends the wait at once."""
     from filelock import FileLock, Timeout
@@ -131,6 +165,7 @@ def _acquire(lock_file: Path, timeout: float):
     lock = FileLock(str(lock_file))
     deadline = time.monotonic() + timeout
     wait = 0.0  # a first attempt that does not wait, then steps of _POLL
+    told: object = ()  # the holder `on_wait` last heard of
     while True:
         try:
             lock.acquire(timeout=wait)
@@ -144,6 +179,9 @@ def _acquire(lock_file: Path, timeout: float):
             raise SessionError(f"the session is open in {owner.describe()}", where=str(lock_file),
                                fix="quit it (q) to let other commands change the session, "
                                    "or use --session FILE for another one")
+        if on_wait is not None and owner != told:
+            told = owner
+            on_wait(waiting_message(owner, timeout))
         left = deadline - time.monotonic()
         if left <= 0:
             held_by = f": held by {owner.describe()}" if owner is not None else ""
@@ -151,6 +189,12 @@ def _acquire(lock_file: Path, timeout: float):
                                where=str(lock_file),
                                fix="wait for it to finish; the lock frees itself when that process exits")
         wait = min(_POLL, left)
+
+
+def waiting_message(owner: "lock_owner.LockOwner | None", timeout: float) -> str:
+    """What a caller waiting for the lock may show: who holds it, and for how long at most."""
+    who = owner.describe() if owner is not None else "another navigator command"
+    return f"waiting for {who} to finish with the session (at most {timeout:.0f} s)"
 
 
 def _lock_error(exc: OSError, lock_file: Path) -> SessionError:

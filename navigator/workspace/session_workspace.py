@@ -7,6 +7,12 @@ schedule space from the recorded `ProgramSpec`, compares the content hashes of t
 depends on, and replays the steps and the undone ones. Commands that change a session hold
 `<session>.lock` from before they read until after they have written, so two commands at
 once run one after the other instead of losing a step.
+
+A workspace also remembers which version of the file it read (`read_as`), and `save` takes
+the lock (at no cost when it is held) and writes only over that version: a workspace read
+before another process saved a step (read without the lock, or the file edited meanwhile)
+refuses to save (`StaleSessionError`) rather than erase that step. The reader of the
+version on disk then opens it again (the TUI does so on its own).
 """
 
 from __future__ import annotations
@@ -23,7 +29,8 @@ from navigator.navigation.session_errors import DamagedSessionError, SessionErro
 from navigator.navigation.session_format import read_session_file, records_of, save_session, session_from_data
 from navigator.process.console import say
 from navigator.workspace.backup import previous_version, write_backup
-from navigator.workspace.session_file import session_exists, session_lock, session_target
+from navigator.workspace.session_file import (FileIdentity, file_identity, session_exists, session_lock,
+                                              session_target)
 from navigator.workspace.integrity import integrity_problem, record_fingerprints, spec_is_intact
 from navigator.workspace.recovery import damaged, recovery_fix
 from navigator.workspace.spec import LoadedProgram, ProgramSpec
@@ -46,6 +53,8 @@ class Workspace:
     session: Session
     #: things the user should hear about on stderr (e.g. accepted changes)
     notes: list[str] = field(default_factory=list)
+    #: the version of the file this workspace read or last saved (None: there was none)
+    read_as: FileIdentity | None = None
 
     @property
     def spec(self) -> ProgramSpec:
@@ -60,8 +69,23 @@ class Workspace:
         """The tensor program; a space without one refuses (Space.require_tensor_program)."""
         return self.loaded.program
 
+    def changed_on_disk(self) -> bool:
+        """Whether the file is no longer the version this workspace read or saved."""
+        return file_identity(self.path) != self.read_as
+
     def save(self) -> None:
-        """Record the current spec and fingerprints in the context, then write atomically."""
+        """Record the current spec and fingerprints in the context, then write atomically,
+        under the lock and only over the version this workspace read."""
+        with session_lock(self.path):
+            if self.changed_on_disk():
+                raise StaleSessionError(
+                    "the session file changed since this command read it (another navigator saved a step, or "
+                    "it was edited); nothing was saved, so that change is kept", where=str(self.path),
+                    fix="run the command again: it reads the session as it is now")
+            self._write()
+            self.read_as = file_identity(self.path)
+
+    def _write(self) -> None:
         previous = self.session.context.get(CONTEXT_KEY)
         created = previous.get("created") if isinstance(previous, dict) else None
         spec = self.spec.to_context()
@@ -79,6 +103,10 @@ class Workspace:
         problem = write_backup(self.path, previous)
         if problem is not None:  # the step is saved; only the copy of the version before it is missing
             say(f"note: the previous version of the session was not kept: {problem}")
+
+
+class StaleSessionError(SessionError):
+    """A save over a version of the session file other than the one read."""
 
 
 def _now() -> str:
@@ -182,7 +210,8 @@ def create_workspace(path: Path, spec: ProgramSpec, *, force: bool = False, forc
         space = loaded.space
         session = Session(space.library, space.facts, oracle=space.oracle, forced_steps=forced_steps)
         session.settle()
-        workspace = Workspace(target, loaded, session)
+        # replaces what is there now (refused above unless `force`)
+        workspace = Workspace(target, loaded, session, read_as=file_identity(target))
         workspace.save()
         return workspace
 
@@ -195,7 +224,7 @@ def open_workspace(path: Path, *, accept_changes: bool = False) -> Workspace:
 
 def _open(path: Path, accept_changes: bool) -> Workspace:
     where = str(path)
-    data, spec = _read(path)
+    data, spec, read_as = _read_version(path)
     try:
         records, redo = records_of(data, where)
     except DamagedSessionError as exc:
@@ -224,7 +253,19 @@ def _open(path: Path, accept_changes: bool) -> Workspace:
                                     check_sketch=not accept_changes)
     except DamagedSessionError as exc:
         raise damaged(exc, path, data) from None
-    return Workspace(path, loaded, session, notes)
+    return Workspace(path, loaded, session, notes, read_as)
+
+
+def _read_version(path: Path) -> tuple[dict[str, Any], ProgramSpec, FileIdentity | None]:
+    """`_read`, and the identity of the version read: the file is read again if it was
+    replaced while it was read (by a writer that does not take the lock)."""
+    for _ in range(5):
+        before = file_identity(path)
+        data, spec = _read(path)
+        if file_identity(path) == before:
+            return data, spec, before
+    raise SessionError("the session file kept changing while it was read", where=str(path),
+                       fix="stop the program that keeps rewriting it, then run the command again")
 
 
 @contextmanager

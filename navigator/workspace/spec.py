@@ -239,12 +239,32 @@ def _space_from_cache(program, library_path: str | None, library, key: dict, bin
         if not isinstance(fingerprint, str) or not all(isinstance(p, str) and isinstance(a, dict)
                                                        for p, a in records):
             return None
+        if not facts_fit_program(program, records, goal):
+            return None
         space = ScheduleSpace.from_facts(program, records, goal, library_path, library, bind_program=bind_program)
-    except (UserError, KeyError, IndexError, TypeError, ValueError):
+    except Exception:  # noqa: BLE001 -- an entry that does not make a space is a miss, never an error
         return None
-    # Stored with the facts it hashes, in an entry whose checksum was verified: not hashed again.
+    # Stored with the facts it hashes, in an entry whose signature proves navigator wrote both
+    # for this key (navigator.workspace.cache): not hashed again.
     space.facts_fingerprint = fingerprint
     return space
+
+
+def facts_fit_program(program, records, goal) -> bool:
+    """A cheap check that cached facts were generated for `program` (the entry's signature
+    says navigator wrote them for this key; this catches an entry of another program): the
+    goal and every fact that names a program name this one, and every region is made of its ops."""
+    if not isinstance(goal, tuple) or goal[1] != {"program": program.name}:
+        return False
+    ops = set(program.op_by_name)
+    for prop, args in records:
+        named = args.get("name") if prop == "Program" else args.get("program", program.name)
+        if named != program.name:
+            return False
+        region = args.get("region")
+        if region is not None and (not isinstance(region, str) or not set(region.split("+")) <= ops):
+            return False
+    return True
 
 
 def _short(value: Any) -> str:

@@ -65,17 +65,18 @@ def test_directory_missing_and_oversized_files(tmp_path):
 
 
 def test_writing_through_a_symlink_keeps_the_link_and_changes_the_target(tmp_path):
+    """Only for a path the user named (follow_link): see the test below for every other write."""
     target = tmp_path / "real" / "session.json"
     target.parent.mkdir()
     target.write_text("old")
     link = tmp_path / "session.json"
     link.symlink_to(target)
-    write_text_atomic(link, "new")
+    write_text_atomic(link, "new", follow_link=True)
     assert link.is_symlink() and os.readlink(link) == str(target)
     assert target.read_text() == "new"
     dangling = tmp_path / "dangling.json"
     dangling.symlink_to(tmp_path / "created-by-write.json")
-    write_text_atomic(dangling, "x")
+    write_text_atomic(dangling, "x", follow_link=True)
     assert dangling.is_symlink() and (tmp_path / "created-by-write.json").read_text() == "x"
 
 
@@ -156,3 +157,27 @@ def test_a_read_only_folder_is_a_user_error(tmp_path):
                                         ("C:\\x", "C_x")])
 def test_file_stems_from_user_text_cannot_leave_their_folder(name, stem):
     assert file_stem(name) == stem
+
+
+def test_a_link_where_navigator_writes_is_replaced_never_followed(tmp_path):
+    """Issue 21: a backup, a cache entry, a record... written where someone left a link
+    replaces the link; the file it pointed at is untouched."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("the user's file")
+    link = tmp_path / "entry.json"
+    link.symlink_to(outside)
+    write_text_atomic(link, "new")
+    assert not link.is_symlink() and link.read_text() == "new"
+    assert outside.read_text() == "the user's file"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to give a link away")
+def test_a_named_output_that_is_another_users_link_is_refused(tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("the user's file")
+    link = tmp_path / "out.json"
+    link.symlink_to(outside)
+    os.lchown(link, 12345, 12345)  # planted by someone else (in a shared folder such as /tmp)
+    with pytest.raises(UserError, match="symbolic link owned by another user"):
+        write_text_atomic(link, "new", follow_link=True)
+    assert outside.read_text() == "the user's file" and link.is_symlink()
