@@ -1,4 +1,4 @@
-"""Load a tensor program from TOML (programs/*.toml) and check it.
+"""Load a tensor program from TOML (fuseflow/programs/*.toml) and check it.
 
 Every problem raises ProgramError naming the file, the line and key, what was expected and
 how to fix it. See docs/program-format.md for the format and its limits.
