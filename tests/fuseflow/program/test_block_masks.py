@@ -168,3 +168,19 @@ def test_the_density_of_a_billion_token_mask_is_counted_without_the_grid():
     assert kept_blocks(pattern, n, n) == sum(brute_blocks_in_row(pattern, r, 64) for r in range(8)) + (n - 8) * 5
     assert 0 < stored_fraction(pattern, 2**30, 2**30, 16) < 1e-6
     assert stored_fraction(BigBirdPattern(global_blocks=4096), 2**40, 2**40, 1) > 0
+
+
+def test_the_density_visits_a_bounded_number_of_rows_whatever_the_grid(monkeypatch):
+    """The work is bounded by the pattern's block counts, not the grid's rows (which the former
+    row-by-row sum visited, each over every column)."""
+    visits = []
+    row_count = BigBirdPattern.blocks_in_row
+
+    def counted(self, row, n_cols):
+        visits.append(row)
+        assert len(visits) < 10_000, "the density visits rows in proportion to the grid"
+        return row_count(self, row, n_cols)
+
+    monkeypatch.setattr(BigBirdPattern, "blocks_in_row", counted)
+    for causal in (False, True):
+        assert stored_fraction(BigBirdPattern(causal=causal), 2**36, 2**36, 16) > 0
