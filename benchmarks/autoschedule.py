@@ -132,9 +132,9 @@ def spec_of(case: Case, scratch: Path):
             sys.exit(f"autoschedule: {path} is missing")
         return ProgramSpec.from_user(case.program, str(path))
     if case.preset is not None:
-        text = (ROOT / "programs" / f"{case.program}.toml").read_text()
+        text = (ROOT / "fuseflow" / "programs" / f"{case.program}.toml").read_text()
         replaced = text.replace('preset = "cora"', f'preset = "{case.preset}"')
-        assert replaced != text, f"programs/{case.program}.toml has no preset = \"cora\" to replace"
+        assert replaced != text, f"fuseflow/programs/{case.program}.toml has no preset = \"cora\" to replace"
         path = scratch / f"{case.program}-{case.preset}.toml"
         path.write_text(replaced)
         return ProgramSpec.from_user(str(path))

@@ -51,7 +51,7 @@ from navigator.fuseflow.facts import program_facts  # noqa: E402
 from navigator.lang import load_facts, load_library  # noqa: E402
 from navigator.synth import Oracle  # noqa: E402
 
-LIBRARY = ROOT / "library" / "fuseflow.hblib.toml"
+LIBRARY = ROOT / "navigator" / "library" / "fuseflow.hblib.toml"
 MENU_P95_TARGET = {"gcn": 0.016}
 MENU_P95_TARGET_ALL = 0.050
 STARTUP_TARGET = {"gcn": 0.300}

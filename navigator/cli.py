@@ -29,9 +29,21 @@ COMMAND_MODULES = [
 
 
 class _Parser(argparse.ArgumentParser):
+    """Every parser of the command line, the subcommands' included (add_subparsers makes them of
+    its parser's class): an argument error is one line naming the option and where the help is,
+    exit 2, never the usage block (`--help` prints that)."""
+
     def error(self, message: str):
-        self.print_usage(sys.stderr)
         self.exit(2, one_line(f"navigator: error: {message} (see `{self.prog} --help`)") + "\n")
+
+    def parse_args(self, args=None, namespace=None):
+        # argparse reports unrecognized arguments from the top parser; name the command they were given to
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            prog = getattr(parsed, "command_prog", None) or self.prog
+            self.exit(2, one_line(f"navigator: error: unrecognized arguments: {' '.join(extras)} "
+                                  f"(see `{prog} --help`)") + "\n")
+        return parsed
 
 
 def _add_global_options(parser: argparse.ArgumentParser) -> None:
@@ -51,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         importlib.import_module(name).register(subs)
     for sub in _leaf_parsers(subs):
         _add_global_options(sub)
+        sub.set_defaults(command_prog=sub.prog)
     return parser
 
 
@@ -117,13 +130,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def _bare_command() -> list[str]:
     """`navigator` alone: on a terminal the TUI, resuming the session here if there is one, else
-    on the GCN program with its built-in Cora-shaped graph; elsewhere the usage (exit 2)."""
+    on the GCN program with its built-in Cora-shaped graph; elsewhere one line asking for a command (exit 2)."""
     from navigator.workspace import session_exists, session_path
     from navigator.workspace.session_file import session_target
     from navigator.tui.launch import DEFAULT_PROGRAM, is_terminal
 
     if not is_terminal():
-        return []  # argparse prints the usage and exits 2
+        return []  # argparse says a command is needed, and exits 2
     try:
         resume = session_exists(session_target(session_path(None)))
     except UserError:  # a bad $NAVIGATOR_SESSION: `navigator tui` names it

@@ -134,7 +134,9 @@ def _tensor_allocation(program: Program, binding: Binding, plan: PresetPlan | No
 
         # the block and token coordinates of every stored entry, the CSR and the stored copy
         stored = _stored(cells, stored_fraction(decl.pattern, shape[0], shape[1], decl.block))
-        return Allocation(f"{name}, a {size} bigbird mask", stored * 80 + (shape[0] + 1) * 16, decl.dims)
+        # a dense mask is also expanded to every cell
+        dense = 0 if compressed else cells * 16
+        return Allocation(f"{name}, a {size} bigbird mask", stored * 80 + (shape[0] + 1) * 16 + dense, decl.dims)
     # random: uniform values, then (with a density) a mask, the masked copy and its CSR
     if decl.density is None:
         return Allocation(f"{name}, {size} random values", cells * 16, decl.dims)

@@ -8,7 +8,7 @@ TESTS = Path(__file__).resolve().parent
 #: the repository's root
 REPO = TESTS.parent
 DOCS = REPO / "docs"
-PROGRAMS = REPO / "programs"
+PROGRAMS = REPO / "fuseflow" / "programs"
 #: the real graphs (cora.npz, ...), beside the repository; tests that need them skip without them
 DATASETS = REPO.parent / "shared" / "datasets"
 #: Honeybee libraries and fact programs of the navigator tests (check/, codegen/, fuseflow/)

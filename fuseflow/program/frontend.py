@@ -1,4 +1,4 @@
-"""Load a tensor program from TOML (programs/*.toml) and check it.
+"""Load a tensor program from TOML (fuseflow/programs/*.toml) and check it.
 
 Every problem raises ProgramError naming the file, the line and key, what was expected and
 how to fix it. See docs/program-format.md for the format and its limits.
@@ -63,6 +63,10 @@ def _some(names, limit: int = 10) -> str:
 
 
 def _key_text(part) -> str:
+    """One part of a key path (a TOML key or an array position), as a message shows it."""
+    if isinstance(part, bool) or not isinstance(part, (str, int)):
+        # a formatted location or a list here would print as a Python repr: a bug in the caller
+        raise TypeError(f"a key path part must be a key or a position, not {type(part).__name__}")
     text = str(part)
     return text if re.fullmatch(r"[A-Za-z0-9_-]{1,40}", text) else show(text, 40)
 
@@ -145,7 +149,7 @@ def parse_program(text: str, path: str = "<program>", dims: Mapping[str, int] | 
     declared = _parse_dims(check, raw.get("dims"))
     top_tensors = raw.get("tensors")
     top_ops = raw.get("ops")
-    repeats = read_repeats(raw.get("repeat"), declared, dims or {}, check.fail, lambda d: check.where_key("dims", d),
+    repeats = read_repeats(raw.get("repeat"), declared, dims or {}, check.fail,
                            top_ops=len(top_ops) if isinstance(top_ops, list) else 0,
                            top_tensors=len(top_tensors) if isinstance(top_tensors, dict) else 0,
                            max_ops=MAX_OPS, max_tensors=MAX_TENSORS)

@@ -90,20 +90,20 @@ class Repeats:
 Fail = Callable[..., None]  # the frontend's checker: fail(message, *key_path, fix=...)
 
 
-def read_repeats(table, dims: Mapping[str, int | str], overrides: Mapping[str, int], fail: Fail,
-                 where_dim: Callable[[str], str], top_ops: int, top_tensors: int, max_ops: int,
-                 max_tensors: int) -> Repeats:
+def read_repeats(table, dims: Mapping[str, int | str], overrides: Mapping[str, int], fail: Fail, *,
+                 top_ops: int, top_tensors: int, max_ops: int, max_tensors: int) -> Repeats:
     """Check the `[[repeat]]` tables and their counts (command-line overrides win), and refuse
     a count whose expansion would exceed `max_ops` or `max_tensors`, all before expanding.
-    `where_dim(name)` says where a dimension's value was written, for messages."""
+    Every location is given to `fail` as a key path (("dims", "L"), ("repeat", 3, "times")),
+    which the frontend turns into `file:line [key.path]`; never a formatted location."""
     if table is None:
         return Repeats(())
     if not isinstance(table, list) or not all(isinstance(item, dict) for item in table):
         fail("must be an array of tables, one [[repeat]] entry per repeated block", "repeat",
              fix="write [[repeat]] with times, index, [repeat.tensors] and [[repeat.ops]] (docs/program-format.md)")
     blocks = tuple(_read_repeat(number, item, dims, overrides, fail) for number, item in enumerate(table))
-    _check_expansion_size(blocks, "ops", top_ops, max_ops, overrides, fail, where_dim)
-    _check_expansion_size(blocks, "tensors", top_tensors, max_tensors, overrides, fail, where_dim)
+    _check_expansion_size(blocks, "ops", top_ops, max_ops, overrides, fail)
+    _check_expansion_size(blocks, "tensors", top_tensors, max_tensors, overrides, fail)
     return Repeats(blocks)
 
 
@@ -194,9 +194,10 @@ def _uses_index(text: str, index: str) -> bool:
     return any(match.group(1) == index for match in _PLACEHOLDER.finditer(text))
 
 
-def _check_expansion_size(blocks: tuple[Repeat, ...], what: str, top: int, limit: int, overrides, fail: Fail,
-                          where_dim: Callable[[str], str]) -> None:
-    """Refuse, before expanding, a program that would have more than `limit` ops (or tensors)."""
+def _check_expansion_size(blocks: tuple[Repeat, ...], what: str, top: int, limit: int, overrides,
+                          fail: Fail) -> None:
+    """Refuse, before expanding, a program that would have more than `limit` ops (or tensors),
+    at the count of the `[[repeat]]` that contributes the most."""
     total = top + sum(r.count * len(getattr(r, what)) for r in blocks)
     if total <= limit:
         return
@@ -205,15 +206,14 @@ def _check_expansion_size(blocks: tuple[Repeat, ...], what: str, top: int, limit
     room = (limit - (total - largest.count * per_block)) // per_block
     message = (f"{largest.label} = {largest.count:,} blocks of {per_block} {what} make {total:,} {what}, "
                f"more than the {limit:,} a program may have")
+    split = "split the program into several programs"
     if largest.count_dim is None:
         fail(message, "repeat", largest.number, "times",
-             fix=f"repeat at most {max(room, 0):,} times" if room >= 1 else "split the program into several programs")
+             fix=f"repeat at most {room:,} times" if room >= 1 else split)
     name = largest.count_dim
     if name in overrides:
-        fail(message, "--dim", fix=f"use --dim {name}=N with N at most {room:,}" if room >= 1
-             else "split the program into several programs")
-    fail(message, where_dim(name), fix=f"set {name} to at most {room:,}" if room >= 1
-         else "split the program into several programs")
+        fail(message, "--dim", fix=f"use --dim {name}=N with N at most {room:,}" if room >= 1 else split)
+    fail(message, "dims", name, fix=f"set {name} to at most {room:,}" if room >= 1 else split)
 
 
 # ---------------------------------------------------------------- substitution

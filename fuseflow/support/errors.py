@@ -52,7 +52,7 @@ def _is_control(c: str) -> bool:
 
 
 class ProgramError(UserError):
-    """A tensor program (programs/*.toml) is malformed."""
+    """A tensor program (fuseflow/programs/*.toml) is malformed."""
 
 
 class ScheduleError(UserError):

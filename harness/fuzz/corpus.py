@@ -1,10 +1,10 @@
 """The valid inputs the fuzzer starts from, made once per process.
 
-- programs: the bundled programs/*.toml, with small dimensions for each (so a case is cheap);
+- programs: the bundled fuseflow/programs/*.toml, with small dimensions for each (so a case is cheap);
 - schedules: made by `navigator sample` and `navigator compare --save` on those programs;
 - sessions: made by `navigator start` and `fill` on spmm (fresh, part-filled, complete with
   one step undone);
-- libraries and fact programs: the bundled library/fuseflow.hblib.toml with the facts of
+- libraries and fact programs: the bundled navigator/library/fuseflow.hblib.toml with the facts of
   spmm (`navigator facts`), and the engine tests' Honeybee examples (harness/honeybee_examples.py), each
   with a replay target (an expression in Honeybee's JSON form);
 - graphs: one small graph in every format the loaders read (.npz in three key styles,
@@ -33,8 +33,8 @@ from harness.fuzz.cases import remove_tree
 from harness.fuzz.runner import ForkRunner
 
 REPO = Path(__file__).resolve().parents[2]
-PROGRAMS = REPO / "programs"
-BUNDLED_LIBRARY = REPO / "library" / "fuseflow.hblib.toml"
+PROGRAMS = REPO / "fuseflow" / "programs"
+BUNDLED_LIBRARY = REPO / "navigator" / "library" / "fuseflow.hblib.toml"
 NAVIGATOR_DATA = REPO / "tests" / "navigator" / "data"
 #: the programs whose schedules the corpus samples (small and fast at their small dims)
 SCHEDULED_PROGRAMS = ("spmm", "sddmm", "gcn", "nested_matmul", "graphsage")

@@ -39,11 +39,28 @@ def seconds(most: float, note: str = "") -> Callable[[str], float]:
     return parse
 
 
+class AppendOnce(argparse.Action):
+    """A repeatable NAME=VALUE option (`--dim N=64 --dim J=8`) that refuses a NAME given twice:
+    `--dim layers=3 --dim layers=4` is a typo, and keeping either value silently would hide it.
+    The refusal is the parser's one-line error (exit 2). Values that do not read as NAME=VALUE
+    are kept for the command to refuse with its own message."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        given = list(getattr(namespace, self.dest, None) or [])
+        name = value.split("=", 1)[0]
+        earlier = [item for item in given if "=" in value and "=" in item and item.split("=", 1)[0] == name]
+        if earlier:
+            parser.error(f"argument {option_string}: {name} is given twice ({option_string} {earlier[0]} and "
+                         f"{option_string} {value}); give each name once")
+        setattr(namespace, self.dest, given + [value])
+
+
 def add_data_options(sub: argparse.ArgumentParser) -> None:
     """--data and --dim: the graph and the dimension overrides of a tensor program."""
     sub.add_argument("--data", metavar="D", help="graph data file (.npz, .mtx, .graph, edge list) replacing the "
                                                  "program's preset")
-    sub.add_argument("--dim", action="append", metavar="NAME=N", help="override a dimension's extent (repeatable)")
+    sub.add_argument("--dim", action=AppendOnce, metavar="NAME=N",
+                     help="override a dimension's extent (repeatable, once per dimension)")
 
 
 def add_session_option(sub: argparse.ArgumentParser) -> None:

@@ -1,4 +1,4 @@
-"""The FuseFlow scheduling library that ships with Navigator (library/fuseflow.hblib.toml), and
+"""The FuseFlow scheduling library that ships with Navigator (navigator/library/fuseflow.hblib.toml), and
 the choice between it and a user's library file."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ steps (fuseflow.analysis.fusion_steps: at each state, the regions that can hold 
 placed), the named groupings offered as shortcuts (fuseflow.analysis.fusion_shortcuts), each region's
 loop variables and legal orders, the parallel factors and stream shapes each loop variable
 admits, and where block-sparse mode is possible.
-The scheduling library (library/fuseflow.hblib.toml) reads only these facts, so the
+The scheduling library (navigator/library/fuseflow.hblib.toml) reads only these facts, so the
 navigator never restates a rule of its own.
 
 A region's legal orders are listed one fact each, and their number grows factorially with

@@ -99,7 +99,7 @@ class ScheduleSpace:
         except FactError as exc:
             raise LibraryError(f"does not fit the facts Navigator generates for a program: {exc.bare_message}",
                                where=", ".join(library.sources), fix=exc.fix or "declare the Props and the goal "
-                               "type as library/fuseflow.hblib.toml does (`navigator facts PROGRAM` shows the facts)"
+                               "type as the bundled library does (`navigator facts PROGRAM` shows the facts)"
                                ) from None
         return cls(program, library, facts, Oracle(library, facts), library_text, list(records), goal,
                    check_schedules=library_path is not None, bind_program=bind_program, _binding=binding)
@@ -205,7 +205,7 @@ class ScheduleSpace:
                 raise LibraryError(f"offers a schedule that breaks the rules of program {self.program.name}: "
                                    f"{problems[0]}", where=", ".join(self.library.sources),
                                    fix="the library's conditions must read the legal choices from the facts "
-                                       "(`navigator facts PROGRAM` shows them), as library/fuseflow.hblib.toml does")
+                                       "(`navigator facts PROGRAM` shows them), as the bundled library does")
         return schedule
 
     def _region_schedule(self, region: PlacedRegion) -> "RegionSchedule":
@@ -220,7 +220,7 @@ class ScheduleSpace:
                                f"variable {missing[0]} of the order {region.order_field!r}",
                                where=", ".join(self.library.sources) or "the library",
                                fix="list one var_par per loop variable of the region, as "
-                                   "library/fuseflow.hblib.toml does")
+                                   "the bundled library does")
         shape, block = region.vector()
         return RegionSchedule(region.ops, order, tuple(factor_of[v] for v in order), shape, block)
 

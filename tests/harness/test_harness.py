@@ -272,7 +272,7 @@ def test_every_valid_seed_document_survives_the_round_trip_through_the_writers(f
         documents += [(problem.facts, "toml"), (problem.target, "json")]
         if problem.library:
             documents.append((problem.library, "toml"))
-    documents.append(((REPO / "library" / "fuseflow.hblib.toml").read_bytes(), "toml"))
+    documents.append(((REPO / "navigator" / "library" / "fuseflow.hblib.toml").read_bytes(), "toml"))
     for data, fmt in documents:
         parsed = parse_document(data, fmt)
         assert parse_document(dump_document(parsed, fmt), fmt) == parsed

@@ -270,3 +270,33 @@ def test_every_repeat_error_is_driven():
             tb = tb.tb_next
     missed = [line for line, end in sorted(sites.items()) if not any(line <= r <= end for r in reached)]
     assert len(sites) > 20 and not missed, f"no case in BAD_REPEATS reaches fuseflow/program/repeats.py lines {missed}"
+
+
+def _many_repeats(count: int, times: str) -> str:
+    head = 'name = "many"\n[dims]\nN = 4\nL = 3\n[tensors]\nA = { shape = ["N"], source = "random" }\n'
+    return head + "".join(f'[[repeat]]\ntimes = {times}\nindex = "b{i}"\n[[repeat.ops]]\nname = "op{i}_{{b{i}}}"\n'
+                          f'expr = "A{i}_{{b{i}}}(n) = A(n) * 2"\n' for i in range(count))
+
+
+def test_the_location_of_400_repeats_too_many_is_a_line_and_a_key_path():
+    # issue 21: the location was a Python list, "many.toml ['many.toml:4 [dims.L]']"
+    with pytest.raises(ProgramError) as info:
+        parse_program(_many_repeats(400, '"L"'), "many.toml")
+    assert info.value.where == "many.toml:4 [dims.L]"
+    assert "L = 3 blocks of 1 ops make 1,200 ops, more than the 1,000" in str(info.value)
+    with pytest.raises(ProgramError) as info:
+        parse_program(_many_repeats(400, "3"), "many.toml")
+    assert info.value.where == "many.toml:8 [repeat.0.times]"
+    assert "3 = 3 blocks of 1 ops make 1,200 ops, more than the 1,000" in str(info.value)
+
+
+LOCATION = r"bad\.toml(:[0-9]+)? \[[A-Za-z0-9_.'{}-]+(, block [a-z]+=[0-9]+)?\]|--dim"
+
+
+@pytest.mark.parametrize("description,text,overrides,fragments", BAD_REPEATS, ids=[b[0] for b in BAD_REPEATS])
+def test_every_repeat_error_is_located_by_a_line_and_a_key_path(description, text, overrides, fragments):
+    import re
+
+    with pytest.raises(ProgramError) as info:
+        parse_program(text, "bad.toml", overrides)
+    assert re.fullmatch(LOCATION, info.value.where), info.value.where

@@ -40,3 +40,12 @@ def test_region_by_region_on_a_deep_gcn(nav):
     assert all(o["metadata"]["state"] == "from aggregate1" for o in regions)
     assert sum(int(o["count"]) for o in regions) == int(
         nav.json("show", "--session", "d.json", schema="show")["completions"])
+
+
+def test_check_of_a_billion_token_transformer_answers_within_its_memory_budget(cli):
+    """Issue 21: T = 2**30 (an extent well inside the allowed range) hung in the mask's density,
+    quadratic in block rows x columns, and grew past several GB whatever --max-memory said."""
+    result = cli("check", "transformer_block", "--dim", "T=1073741824", "--max-memory", "1G", "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["dims"]["T"] == 2**30

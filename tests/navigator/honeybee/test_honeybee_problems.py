@@ -14,7 +14,7 @@ from tests.cli import SMALL_SPMM, assert_user_error, check_schema
 from tests.paths import DOCS, HARNESS_DATA, NAVIGATOR_DATA, PROGRAMS, REPO
 
 EXAMPLE = DOCS / "examples" / "honeybee"
-BUNDLED_LIBRARY = REPO / "library" / "fuseflow.hblib.toml"
+BUNDLED_LIBRARY = REPO / "navigator" / "library" / "fuseflow.hblib.toml"
 GOLDEN = Path(__file__).parent / "golden"
 #: programs of the example problem: 1 load x 2 normalizations x (keep all + 2 thresholds) x 2 reports
 EXAMPLE_PROGRAMS = 12

@@ -74,7 +74,7 @@ def test_the_shipped_library_with_generated_facts(nav, files):
     # gcn: a program with several groupings, so the shortcuts' facts exist (spmm has one grouping
     # and no shortcut, and `library check` rightly says those functions never apply there)
     nav("facts", "gcn", "--dim", "N=2", "--dim", "F=2", "--dim", "H=2", "--dim", "C=2", "-o", "gcn.hb.toml", ok=True)
-    library = str(REPO / "library" / "fuseflow.hblib.toml")
+    library = str(REPO / "navigator" / "library" / "fuseflow.hblib.toml")
     report = nav.json("library", "check", library, "gcn.hb.toml", schema="library-check")
     assert report["clean"] and report["goal"]["programs"] > 0
 

@@ -66,7 +66,7 @@ condition = []
     assert "no function returns one" in found.message
 
 
-@pytest.mark.parametrize("path", ["library/fuseflow.hblib.toml", "harness/data/sched.hblib.toml",
+@pytest.mark.parametrize("path", ["navigator/library/fuseflow.hblib.toml", "harness/data/sched.hblib.toml",
                                   "harness/data/fuseflow/fuseflow.hblib.toml"])
 def test_the_shipped_libraries_have_no_never_applicable_function(path):
     assert never_applicable(load_library(REPO / path)) == []
