@@ -86,4 +86,4 @@ def test_a_problem_as_deep_as_the_engine_allows_through_the_command_line(nav):
     nav("export", "--json", "e.json", "--python", "e.py", "--notebook", "e.ipynb", ok=True, timeout=1200)
     assert (nav.cwd / "e.py").read_text(encoding="utf-8").count("print(") == MAX_SKETCH_DEPTH
     nav("sample", f"deep{n}.hb.toml", "1", "--library", "deep.hblib.toml", "--out", "drawn", ok=True, timeout=1200)
-    assert next((nav.cwd / "drawn").glob("*.json")).read_text(encoding="utf-8").count('"prev"') == MAX_SKETCH_DEPTH - 1
+    assert next((nav.cwd / "drawn").glob("*.json")).read_text(encoding="utf-8").count('"prev"') == 2 * (MAX_SKETCH_DEPTH - 1)  # in arity and as the argument
