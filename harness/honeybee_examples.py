@@ -73,3 +73,75 @@ args = { count = 3 }
 def recursive():
     library = parse_library(RECURSIVE, "recursive.hblib.toml")
     return library, parse_facts(RECURSIVE_FACTS, library, "recursive.hb.toml")
+
+
+# A problem whose every program is a chain `n` applications deep under the goal (Peano numbers:
+# `Succ` facts count up to the goal's n): sketches as deep as the engine allows
+# (navigator.synth.sketch.MAX_SKETCH_DEPTH) for the tests of deep sessions. Two functions step
+# down at each level, so nothing is forced: there are 2^n programs, and a fill makes n + 1 steps.
+DEEP = """
+[[Preamble]]
+content = '''
+import sys
+'''
+
+[Prop.Succ]
+params.n = "Int"
+params.next = "Int"
+
+[Type.Nat]
+params.n = "Int"
+info.code = '''
+class Nat:
+    def __init__(self, path, n):
+        self.path, self.n = path, n
+'''
+
+[Function.zero]
+params = {}
+ret = "Nat"
+condition = ["ret.n = 0"]
+default = true
+info.title = "Zero"
+info.code = '''
+print(__hb_ret.n)
+'''
+
+[Function.succ]
+params.prev = "Nat"
+ret = "Nat"
+condition = ["Succ { n = prev.n, next = ret.n }"]
+default = true
+info.title = "One more"
+info.code = '''
+print(__hb_prev.n + 1)
+'''
+
+[Function.also_succ]
+params.prev = "Nat"
+ret = "Nat"
+condition = ["Succ { n = prev.n, next = ret.n }"]
+info.title = "One more, another way"
+info.code = '''
+print(1 + __hb_prev.n)
+'''
+"""
+
+
+def deep_facts_text(n: int) -> str:
+    """The problem whose programs nest n + 1 applications: the goal Nat{n} and the Succ facts below it."""
+    facts = "".join(f'[[Prop]]\nname = "Succ"\nargs = {{ n = {i}, next = {i + 1} }}\n' for i in range(n))
+    return facts + f'[Goal]\nname = "Nat"\nargs = {{ n = {n} }}\n'
+
+
+def deep(n: int):
+    library = parse_library(DEEP, "deep.hblib.toml")
+    return library, parse_facts(deep_facts_text(n), library, f"deep{n}.hb.toml")
+
+
+def write_deep(folder: Path, n: int) -> tuple[Path, Path]:
+    """The deep problem's files in `folder`: (problem, library)."""
+    problem, library = folder / f"deep{n}.hb.toml", folder / "deep.hblib.toml"
+    problem.write_text(deep_facts_text(n), encoding="utf-8")
+    library.write_text(DEEP, encoding="utf-8")
+    return problem, library

@@ -78,6 +78,29 @@ def nesting_depth(data: Any, limit: int = MAX_NESTING) -> int:
     return deepest
 
 
+def json_equal(a: Any, b: Any) -> bool:
+    """`a == b` for JSON values (dicts, lists, scalars), compared with an explicit stack:
+    Python's own == recurses once per level and fails on a sketch thousands of levels deep."""
+    pairs = [(a, b)]
+    while pairs:
+        x, y = pairs.pop()
+        if x is y:
+            continue
+        if isinstance(x, dict) and isinstance(y, dict):
+            if x.keys() != y.keys():
+                return False
+            pairs.extend((value, y[key]) for key, value in x.items())
+        elif isinstance(x, list) and isinstance(y, list):
+            if len(x) != len(y):
+                return False
+            pairs.extend(zip(x, y))
+        elif isinstance(x, (dict, list)) or isinstance(y, (dict, list)):
+            return False
+        elif x != y:
+            return False
+    return True
+
+
 def invalid_text(data: Any) -> str | None:
     """Where `data` holds a string (key or value) that is not valid Unicode, or None.
 

@@ -6,6 +6,8 @@ the scope are completed with their defaults for scoring only (navigator.auto.sco
 
 from __future__ import annotations
 
+from typing import Iterator
+
 from navigator.auto.base import Plan, PlannedStep, Scope, StrategyContext, StrategyError
 from navigator.auto.scope import ScopeWalk, candidate_options, complete_for_scoring
 from navigator.auto.scoring import CostModelScorer, Score, require_space
@@ -53,18 +55,29 @@ class ExhaustiveStrategy:
         ranked: list[tuple[Score, tuple[PlannedStep, ...]]] = []
         oracle = context.oracle
 
-        def search(walk: ScopeWalk, path: tuple[PlannedStep, ...]) -> None:
+        # Depth first, in menu order, with an explicit stack: a scope can be a chain of
+        # hundreds of steps (a deep recursive library), one level each.
+        stack: list[tuple[ScopeWalk, tuple[PlannedStep, ...], int, Iterator]] = []
+        walk, path = ScopeWalk.start(context.sketch, hole, scope), ()
+        while True:
             if walk.done:
                 score = scorer.score(complete_for_scoring(oracle, walk.sketch))
                 ranked.append((score, path))
                 ranked.sort(key=lambda item: item[0])  # stable: the first met wins a tie
                 del ranked[2:]
-                return
-            current = min(walk.pending)
-            for option in candidate_options(oracle.menus(walk.sketch).for_hole(current)):
-                search(walk.take(oracle, option), path + (PlannedStep(current, option.id),))
-
-        search(ScopeWalk.start(context.sketch, hole, scope), ())
+            else:
+                current = min(walk.pending)
+                options = iter(candidate_options(oracle.menus(walk.sketch).for_hole(current)))
+                stack.append((walk, path, current, options))
+            while stack:
+                parent, parent_path, current, options = stack[-1]
+                option = next(options, None)
+                if option is not None:
+                    walk, path = parent.take(oracle, option), parent_path + (PlannedStep(current, option.id),)
+                    break
+                stack.pop()
+            else:
+                break
         (best, steps), runner_up = ranked[0], (ranked[1][0] if len(ranked) > 1 else None)
         compared = {"completions": scorer.evaluations, "best_cycles": best[0], "best_bytes": best[1]}
         if runner_up is not None:

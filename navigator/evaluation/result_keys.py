@@ -4,13 +4,17 @@ the keys already evaluated), and of an evaluation's configuration."""
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
+
+from fuseflow.support.readers import dumps_deep
+from navigator.synth.sketch import SKETCH_JSON_NESTING
 
 
 def canonical_json(data: Any) -> str:
-    """Sorted keys, no spaces, UTF-8: equal data, equal text."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    """Sorted keys, no spaces, UTF-8: equal data, equal text. The data may hold a sketch (a
+    Honeybee problem's document is its expression), thousands of levels deep."""
+    return dumps_deep(data, SKETCH_JSON_NESTING, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False)
 
 
 def schedule_key(schedule_json: Any) -> str:

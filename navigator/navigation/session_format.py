@@ -14,7 +14,7 @@ import uuid
 from typing import Any, Mapping
 
 from fuseflow.support.files import read_user_bytes, write_text_atomic
-from fuseflow.support.readers import dumps_deep, parse_json_text, recursion_room
+from fuseflow.support.readers import dumps_deep, json_equal, parse_json_text
 from navigator.lang import FactProgram, Library
 from navigator.navigation.session import Session
 from navigator.navigation.session_errors import DamagedSessionError, SessionError
@@ -148,10 +148,8 @@ def session_from_data(data: Mapping[str, Any], where: str, library: Library, fac
     session = Session.from_steps(library, facts, steps, oracle=oracle, context=data.get("context", {}),
                                  where=f"{where}: steps", forced_steps=forced_steps_of(data), redo=redo)
     saved = data.get("sketch")
-    # comparing two sketch trees recurses once per level, as reading them did
-    with recursion_room(SKETCH_JSON_NESTING):
-        differs = check_sketch and saved is not None and saved != sketch_to_json(session.sketch)
-    if differs:
+    if check_sketch and saved is not None \
+            and not json_equal(saved, sketch_to_json(session.sketch)):
         raise DamagedSessionError("replaying the steps does not give the sketch saved in the file",
                                   where=f"{where}: sketch",
                                   fix="the file was edited by hand or is corrupted")

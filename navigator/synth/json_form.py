@@ -24,12 +24,55 @@ class ExpressionError(UserError):
     """A JSON expression is malformed or does not fit the library."""
 
 
+#: levels of a JSON document that are indented: a sketch nests three per application, and
+#: indenting every level of one 1,200 applications deep writes 65 MB of spaces (thousands on
+#: each line); deeper containers are written on one line each
+INDENTED_LEVELS = 64
+
+
 def sketch_json_text(value: Any) -> str:
     """Indented JSON of a value that may hold a sketch, thousands of levels deep for a program
-    with hundreds of regions (fuseflow.support.readers.dumps_deep)."""
+    with hundreds of regions (fuseflow.support.readers.dumps_deep). The first INDENTED_LEVELS
+    levels are indented by two spaces per level, what lies deeper is written compactly."""
+    import json
+    import re
+    import uuid
+
     from fuseflow.support.readers import dumps_deep
 
-    return dumps_deep(value, SKETCH_JSON_NESTING, indent=2, ensure_ascii=False)
+    def compact(container: Any) -> str:
+        return dumps_deep(container, SKETCH_JSON_NESTING, ensure_ascii=False)
+
+    marker = f"@deep-{uuid.uuid4().hex}-"
+    deep: list[str] = []
+    outline = _outline(value, INDENTED_LEVELS, lambda container: deep.append(compact(container))
+                       or f"{marker}{len(deep) - 1}@")
+    text = json.dumps(outline, indent=2, ensure_ascii=False)
+    if not deep:
+        return text
+    return re.sub(f'"{re.escape(marker)}(\\d+)@"', lambda found: deep[int(found.group(1))], text)
+
+
+def _outline(value: Any, levels: int, replace) -> Any:
+    """A copy of `value`'s first `levels` levels of lists and dicts, each non-empty container
+    below them given to `replace`, whose result stands in for it (an explicit stack)."""
+    def copy(item: Any, level: int) -> Any:
+        if not isinstance(item, (dict, list)) or not item:
+            return item
+        if level > levels:
+            return replace(item)
+        shell = dict(item) if isinstance(item, dict) else list(item)
+        pending.append((shell, level))
+        return shell
+
+    pending: list[tuple[Any, int]] = []
+    root = copy(value, 1)
+    while pending:
+        shell, level = pending.pop()
+        keys = shell.keys() if isinstance(shell, dict) else range(len(shell))
+        for key in keys:
+            shell[key] = copy(shell[key], level + 1)
+    return root
 
 
 def node_to_json(node: Node) -> dict[str, Any]:

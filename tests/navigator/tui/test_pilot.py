@@ -272,3 +272,29 @@ def test_a_menu_of_thousands_of_orders_draws_a_page_and_filters(here):
             await press(pilot, "q")
 
     run(scenario())
+
+
+def test_the_sketch_pane_of_a_deep_problem(here, cli_in):
+    """Issue 21: a session 121 applications deep (363 JSON levels) opens, and its sketch pane is
+    built, with a recursion limit far below a frame per level."""
+    from harness.honeybee_examples import write_deep
+    from navigator.tui.widgets.sketch_pane import SketchPane
+    from tests.deep_sketches import shallow_stack
+
+    write_deep(here, 120)
+    cli_in("start", "deep120.hb.toml", "--library", "deep.hblib.toml")
+    cli_in("fill", "?0", "--auto", "default", "--all")
+    with shallow_stack(room=300):
+        navigation, _ = Navigation.open(SESSION)
+        rows = navigation.sketch_rows()
+    assert len(rows) == 121 and rows[0].label == "succ{n=120}" and rows[-1].label == "prev = zero{n=0}"
+
+    async def scenario():
+        app = NavigatorApp(navigation)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            tree = app.query_one(SketchPane)
+            assert [str(node.label) for node in tree.root.children] == [row.label for row in rows]
+            await press(pilot, "q")
+
+    run(scenario())
