@@ -186,14 +186,44 @@ def _files_from_json(entries: dict) -> dict[str, FileSpec]:
 
 
 def remove_tree(root: Path) -> None:
-    """rmtree, after giving back the write permission a case may have taken from its folders."""
-    os.chmod(root, stat.S_IRWXU)
-    for folder, dirs, _ in os.walk(root):
-        for name in dirs:
-            path = os.path.join(folder, name)
-            if not os.path.islink(path):
+    """Remove a case's folder, giving back the write permission a case may have taken from its
+    folders; without recursion (os.walk and rmtree recurse per level, and a case may leave a
+    cache folder 2,000 levels deep) and holding one folder open at a time."""
+    try:
+        os.chmod(root, stat.S_IRWXU)
+        _remove_folder_iteratively(Path(root))
+    except OSError:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _remove_folder_iteratively(root: Path) -> None:
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    fd = os.open(root, flags)
+    names: list[str] = []  # the path from root to the open folder
+    try:
+        while True:
+            subfolder = None
+            with os.scandir(fd) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        subfolder = entry.name
+                        break
+                    os.unlink(entry.name, dir_fd=fd)
+            if subfolder is not None:
                 try:
-                    os.chmod(path, stat.S_IRWXU)
+                    os.chmod(subfolder, stat.S_IRWXU, dir_fd=fd)
                 except OSError:
                     pass
-    shutil.rmtree(root, ignore_errors=True)
+                child = os.open(subfolder, flags, dir_fd=fd)
+                os.close(fd)
+                fd, names = child, [*names, subfolder]
+                continue
+            if not names:
+                break
+            parent = os.open("..", flags, dir_fd=fd)
+            os.close(fd)
+            fd = parent
+            os.rmdir(names.pop(), dir_fd=fd)
+    finally:
+        os.close(fd)
+    os.rmdir(root)

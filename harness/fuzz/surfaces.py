@@ -344,6 +344,9 @@ def cache_layout(corpus: Corpus, program: str, entry_mutation: str | None, folde
     path, read_only, lay_out = CACHE_FOLDERS[folder]
     if lay_out:
         for name, data in corpus.cache_entries[program].items():
+            if name.startswith("."):  # the cache's own secret (KEY_FILE), not an entry: kept as made
+                cache[name] = FileSpec("file", data)
+                continue
             made = CACHE_ENTRIES[entry_mutation](data, rng) if entry_mutation else data
             cache[name] = made if isinstance(made, FileSpec) else FileSpec("file", made)
             if entry_mutation == "symlink-outside-valid":
