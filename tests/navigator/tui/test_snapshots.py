@@ -37,7 +37,8 @@ def starting_app():
 
 def after(*keys: str, expect: tuple[str, ...] = (), toasts: bool = False):
     """A run_before that settles, presses `keys` (settling after each), drops the toasts unless
-    `toasts` (their timeouts are wall-clock time) and checks that the screen shows `expect`."""
+    `toasts` (their timeouts are wall-clock time), settles again and checks that the screen
+    shows `expect`. Every snapshot test's state is reached through it."""
 
     async def run(pilot) -> None:
         await settle(pilot)
@@ -46,7 +47,9 @@ def after(*keys: str, expect: tuple[str, ...] = (), toasts: bool = False):
             await settle(pilot)
         if not toasts:
             pilot.app.clear_notifications()
-            await pilot.pause()
+        # every worker done and every screen repainted, the ones under a dialog too (the
+        # status line under the model's proposals changes when the model's worker ends)
+        await settle(pilot)
         shown = screen_text(pilot.app)
         for text in expect:
             assert text in shown, f"{text!r} is not on the screen:\n{shown}"
