@@ -78,14 +78,22 @@ async def _screens_quiet(app) -> None:
     applied their pending repaints."""
     import asyncio
 
+    if not app.is_running:
+        return
     handled = []
     for node in [app, *(widget for screen in app.screen_stack for widget in screen.walk_children(with_self=True))]:
         done = asyncio.Event()
         if node.call_later(done.set):
             handled.append(done.wait())
-    await asyncio.gather(*handled)
-    for screen in app.screen_stack:
-        screen._on_timer_update()
+    # as Pilot's own wait: an exception that ends the app ends the wait (its queues stop)
+    everything, failed = asyncio.ensure_future(asyncio.gather(*handled)), asyncio.ensure_future(
+        app._exception_event.wait())
+    await asyncio.wait([everything, failed], return_when=asyncio.FIRST_COMPLETED)
+    for pending in (everything, failed):
+        pending.cancel()
+    if app.is_running:
+        for screen in app.screen_stack:
+            screen._on_timer_update()
 
 
 def screen_text(app: NavigatorApp) -> str:
