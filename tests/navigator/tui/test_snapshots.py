@@ -46,7 +46,7 @@ def after(*keys: str, expect: tuple[str, ...] = (), toasts: bool = False):
             await pilot.press(key)
             await settle(pilot)
         if not toasts:
-            pilot.app.clear_notifications()
+            clear_toasts(pilot.app)
         # every worker done and every screen repainted, the ones under a dialog too (the
         # status line under the model's proposals changes when the model's worker ends)
         await settle(pilot)
@@ -56,6 +56,22 @@ def after(*keys: str, expect: tuple[str, ...] = (), toasts: bool = False):
         assert "computing…" not in shown and "evaluating…" not in shown, shown
 
     return run
+
+
+def clear_toasts(app) -> None:
+    """Drop every notification from every screen. Textual's clear_notifications updates the top
+    screen's toasts only: a toast the main screen showed when a dialog was pushed over it stayed
+    in its corner, drawn through the dialog's backdrop or not depending on how far the main
+    screen had painted it (test_model_proposals: "asking fake about ?2…")."""
+    from textual.css.query import NoMatches
+    from textual.widgets._toast import ToastRack
+
+    app.clear_notifications()
+    for screen in app.screen_stack:
+        try:
+            screen.get_child_by_type(ToastRack).show(app._notifications)
+        except NoMatches:
+            pass
 
 
 @pytest.mark.parametrize("size", [SIZE, SMALL], ids=["100x30", "80x24"])
