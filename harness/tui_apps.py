@@ -44,15 +44,56 @@ def app(program: str = "gcn", picks: Sequence[int] = (), *, evaluate: bool = Tru
 
 
 async def settle(pilot) -> None:
-    """Wait until no worker runs (a worker's result can start another: hints after a choice)
-    and the screen is repainted."""
+    """Wait until no worker runs (a worker's result can start another: hints after a choice),
+    every screen has handled what was sent to it and the screen is repainted.
+
+    Every screen, not only the top one: the status line under a dialog is updated when a
+    worker ends (Worker.StateChanged), and Pilot's own waits cover only the top screen, so a
+    snapshot of a dialog could show the status line of a moment before."""
     app = pilot.app
     for _ in range(20):
-        await app.workers.wait_for_complete()
+        await _workers_done(app)
+        await _screens_quiet(app)
         await pilot.pause()
-        if not any(worker.is_running for worker in app.workers):
+        if all(worker.is_finished for worker in app.workers):
             break
+    await _screens_quiet(app)
     await pilot.pause()
+
+
+async def _workers_done(app) -> None:
+    """Every worker finished, however (one replaced by another of its group is cancelled)."""
+    from textual.worker import WorkerCancelled, WorkerFailed
+
+    for worker in list(app.workers):
+        try:
+            await worker.wait()
+        except (WorkerCancelled, WorkerFailed):
+            pass
+
+
+async def _screens_quiet(app) -> None:
+    """Every message sent so far to the app and to the widgets of every screen on the stack is
+    handled (a callback queued behind them has run), and the screens under the top one have
+    applied their pending repaints."""
+    import asyncio
+
+    if not app.is_running:
+        return
+    handled = []
+    for node in [app, *(widget for screen in app.screen_stack for widget in screen.walk_children(with_self=True))]:
+        done = asyncio.Event()
+        if node.call_later(done.set):
+            handled.append(done.wait())
+    # as Pilot's own wait: an exception that ends the app ends the wait (its queues stop)
+    everything, failed = asyncio.ensure_future(asyncio.gather(*handled)), asyncio.ensure_future(
+        app._exception_event.wait())
+    await asyncio.wait([everything, failed], return_when=asyncio.FIRST_COMPLETED)
+    for pending in (everything, failed):
+        pending.cancel()
+    if app.is_running:
+        for screen in app.screen_stack:
+            screen._on_timer_update()
 
 
 def screen_text(app: NavigatorApp) -> str:

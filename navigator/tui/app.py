@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from textual import on, work
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import ComposeResult, SystemCommand
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input
@@ -23,6 +23,7 @@ from navigator.tui.controller import Navigation
 from navigator.tui.keys import APP_BINDINGS
 from navigator.tui.palette import key_commands
 from navigator.tui.safe_text import marked
+from navigator.tui.terminal_app import TerminalApp
 from navigator.tui.screens import AutoDialog, ConfirmDialog, ExportDialog, HelpScreen, ProposalsScreen
 from navigator.tui.widgets.details_pane import DetailsPane
 from navigator.tui.widgets.evaluation_pane import EvaluationPane
@@ -32,7 +33,7 @@ from navigator.tui.widgets.sketch_pane import SketchPane
 from navigator.tui.widgets.status_line import StatusLine
 
 
-class NavigatorApp(App):
+class NavigatorApp(TerminalApp):
     TITLE = "Navigator"
     CSS_PATH = "navigator.tcss"
     BINDINGS = APP_BINDINGS
@@ -104,8 +105,19 @@ class NavigatorApp(App):
 
     # ---- what the panes say
 
+    # A pane's message describes the state it was showing; a step (a key, a strategy's or the
+    # model's result) may have changed it before the message is handled, so every selection
+    # is checked against the state now and a stale one is ignored, saying so.
+
+    def _stale(self, what: str) -> None:
+        self.notify(marked(f"{what}: the selection was ignored"), severity="warning", timeout=4)
+
     @on(SketchPane.HoleSelected)
     def _hole_selected(self, event: SketchPane.HoleSelected) -> None:
+        if event.hole not in self.navigation.open_holes():
+            self._stale(f"?{event.hole} is filled already")
+            self.refresh_all()
+            return
         self.hole = event.hole
         self._show_menu()
         self._set_status()
@@ -117,7 +129,19 @@ class NavigatorApp(App):
 
     @on(MenuPane.OptionChosen)
     def _option_chosen(self, event: MenuPane.OptionChosen) -> None:
-        self._act(lambda: self.navigation.choose(self.hole, event.option_id))
+        self._choose(event.hole, event.option_id)
+
+    def _choose(self, hole: int | None, option_id: str | None) -> None:
+        """Take `option_id` of `hole` if the hole is still open and still offers it."""
+        if hole is None or option_id is None:
+            return
+        if hole not in self.navigation.open_holes():
+            self._stale(f"?{hole} is filled already")
+            return
+        if all(row.id != option_id for row in self.navigation.options(hole)):
+            self._stale(f"?{hole} no longer offers that option")
+            return
+        self._act(lambda: self.navigation.choose(hole, option_id))
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -131,7 +155,9 @@ class NavigatorApp(App):
 
     @on(HistoryPane.StepSelected)
     def _step_selected(self, event: HistoryPane.StepSelected) -> None:
-        number = event.number
+        if not self._history_shows(event.row):
+            return
+        number = event.row.number
         taken = len(self.navigation.session.steps)
         if number == taken:
             self.notify("that is the last step taken: nothing to undo or redo")
@@ -140,10 +166,19 @@ class NavigatorApp(App):
                     if number < taken else f"Redo up to step {number} ({number - taken} step(s))?")
 
         def answer(yes: bool | None) -> None:
-            if yes:
+            if yes and self._history_shows(event.row):  # the history may have moved while asked
                 self._act(lambda: self.navigation.go_to(number))
 
         self.push_screen(ConfirmDialog(question), answer)
+
+    def _history_shows(self, row) -> bool:
+        """Whether step `row.number` of the history is still the step that was selected."""
+        rows = self.navigation.history()
+        if not 1 <= row.number <= len(rows) or rows[row.number - 1] != row:
+            self._stale(f"the history has changed since step {row.number} was selected")
+            self.refresh_all()
+            return False
+        return True
 
     def on_worker_state_changed(self, event) -> None:
         """Say what runs in the background (the interface never waits for it)."""
@@ -167,14 +202,17 @@ class NavigatorApp(App):
         self.notify(marked(f"{what}: {text}" if what else text), severity="error", timeout=10)
 
     def action_choose(self) -> None:
-        option_id = self.query_one(MenuPane).highlighted_option()
-        if self.hole is None or option_id is None:
-            return
-        self._act(lambda: self.navigation.choose(self.hole, option_id))
+        self._choose(self.hole, self.query_one(MenuPane).highlighted_option())
 
     def action_default(self) -> None:
-        if self.hole is not None:
-            self._act(lambda: self.navigation.take_default(self.hole))
+        hole = self.hole
+        if hole is None:
+            return
+        if hole not in self.navigation.open_holes():
+            self._stale(f"?{hole} is filled already")
+            self.refresh_all()
+            return
+        self._act(lambda: self.navigation.take_default(hole))
 
     def action_undo(self) -> None:
         self._act(self.navigation.undo)
@@ -223,9 +261,12 @@ class NavigatorApp(App):
         def run(choice) -> None:
             if choice is None:
                 return
+            if hole not in self.navigation.open_holes():  # filled while the dialog was open
+                self._stale(f"?{hole} is filled already")
+                return
             strategy, scope = choice
             if strategy == "default" and scope == "hole":
-                self.action_default()
+                self._act(lambda: self.navigation.take_default(hole))
                 return
             self.notify(marked(f"{strategy} is filling ?{hole} ({scope})…"), timeout=3)
             self._plan(hole, strategy, scope)

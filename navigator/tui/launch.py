@@ -13,7 +13,10 @@ def run_tui(path: Path, spec=None) -> int:
     """Open the session at `path` (or start one for `spec` there) and run the UI until q.
 
     The UI holds the session's lock while it runs, so a CLI command that would change the
-    session meanwhile is told that it is open in the TUI; commands that only read it work."""
+    session meanwhile is told that it is open in the TUI; commands that only read it work.
+    A signal ends it with the terminal restored, one line and 128 + the signal; an exception
+    that escaped the interface is raised once the terminal is restored and the lock released,
+    for the command line's crash report (navigator/tui/terminal_app.py)."""
     from contextlib import ExitStack
 
     from fuseflow.support.errors import UserError
@@ -27,10 +30,24 @@ def run_tui(path: Path, spec=None) -> int:
             # read under the lock, so a CLI command that holds it first has saved its steps
             navigation, note = Navigation.open_held(path, spec, held, on_wait=lambda text: say(f"navigator: {text}"))
         except UserError as exc:  # shown in the interface, then the usual one line and exit 2
-            OpeningFailed(str(exc)).run()
+            code = OpeningFailed(str(exc)).run_in_terminal()
+            if code:
+                return _stopped(code)
             raise
-        NavigatorApp(navigation, note).run()
-    return 0
+        code = NavigatorApp(navigation, note).run_in_terminal()
+    return _stopped(code) if code else 0
+
+
+def _stopped(code: int) -> int:
+    """Say which signal ended the UI (the terminal is restored by now); its exit code."""
+    from navigator.process.console import say
+    from navigator.process.signals import stopped_line
+
+    try:
+        say(stopped_line(code - 128))
+    except (OSError, ValueError):  # the terminal is gone (SIGHUP)
+        pass
+    return code
 
 
 def is_terminal() -> bool:

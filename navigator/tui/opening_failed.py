@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Header, Static
 
 from navigator.tui.safe_text import block
+from navigator.tui.terminal_app import TerminalApp
 
 
-class OpeningFailed(App):
+class OpeningFailed(TerminalApp):
     CSS_PATH = "navigator.tcss"
     BINDINGS = [Binding("q", "quit", "quit"), Binding("escape", "quit", "quit", show=False),
                 Binding("ctrl+c", "quit", "quit", show=False, priority=True)]

@@ -32,28 +32,16 @@ EXAMPLES = int(os.environ.get("NAVIGATOR_FUZZ_EXAMPLES", "60"))
 EXAMPLES_SHARE = {"tui": 1 / 60, "llm": 1 / 6, "cache": 1 / 6, "recording": 1 / 10, "kill": 1 / 10}
 PHASES = (Phase.explicit, Phase.generate) + ((Phase.shrink,) if os.environ.get("NAVIGATOR_FUZZ_SHRINK") else ())
 
-#: issue 21's defects that other branches fix: each fails here until they are merged, then passes
-#: (xfail is not strict, so a fix shows as XPASS); empty this after the merge
-OPEN_DEFECTS = {
-    "tui-gcn-ctrl+p-pageup", "tui-gcn-export-enter+escape",
-    "llm-answer-10000-deep", "llm-answer-400-digit-integer", "llm-answer-nan", "llm-answer-1e400",
-    "llm-answer-500kb-braces", "llm-key-control-characters", "llm-key-non-ascii", "recording-usage-not-numbers",
-    "cache-header-2000-deep", "cache-forged-checksum", "cache-symlink-outside",
-}
-#: the classes whose generated cases still find those defects
-OPEN_CLASSES = {"tui", "llm", "cache", "recording", "kill"}
-
 
 #: hostile cases of seconds each (a TUI session) that the bounded run leaves to `--slow` and the benchmark:
 #: one TUI case (export's enter+escape) stays in it
 SLOW_HOSTILE = {"tui-gcn-ctrl+p-pageup", "tui-gcn-auto-enter+escape", "tui-deep_gcn-tree-after-step"}
 
 
-def _open(names, reason: str):
+def _params(names):
     params = []
     for name in names:
-        marks = [pytest.mark.xfail(reason=reason, strict=False)] if name in OPEN_DEFECTS or name in OPEN_CLASSES else []
-        marks += [pytest.mark.slow] if name in SLOW_HOSTILE else []
+        marks = [pytest.mark.slow] if name in SLOW_HOSTILE else []
         params.append(pytest.param(name, marks=marks))
     return params
 
@@ -66,7 +54,7 @@ def hostile(fuzz_corpus):
     return hostile_cases(fuzz_corpus)
 
 
-@pytest.mark.parametrize("name", _open(HOSTILE_NAMES, "an issue 21 defect fixed in another branch"))
+@pytest.mark.parametrize("name", _params(HOSTILE_NAMES))
 def test_known_hostile_input(name, hostile, fuzz_runner, fuzz_scratch, record):
     outcome = run_case(hostile[name], fuzz_runner, fuzz_scratch)
     record(outcome)
@@ -91,7 +79,7 @@ def _mutated_inputs(klass: str):
     return run
 
 
-@pytest.mark.parametrize("klass", _open(CLASSES, "finds an issue 21 defect fixed in another branch"))
+@pytest.mark.parametrize("klass", _params(CLASSES))
 def test_mutated_inputs(klass, fuzz_corpus, fuzz_runner, fuzz_scratch, record):
     _mutated_inputs(klass)(fuzz_corpus=fuzz_corpus, fuzz_runner=fuzz_runner, fuzz_scratch=fuzz_scratch,
                            record=record)

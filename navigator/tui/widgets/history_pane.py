@@ -18,15 +18,16 @@ if TYPE_CHECKING:
 
 class HistoryPane(OptionList):
     class StepSelected(Message):
-        """Enter on step `number`: make it the last step taken (undo or redo to it)."""
+        """Enter on a step (`row`, as shown): make it the last step taken (undo or redo to it)."""
 
-        def __init__(self, number: int) -> None:
+        def __init__(self, row: "HistoryRow") -> None:
             super().__init__()
-            self.number = number
+            self.row = row
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._shown: tuple[list, list] = ([], [])  # the ids and texts of the options shown
+        self._rows: dict[str, "HistoryRow"] = {}  # the rows shown, by option id
 
     def on_mount(self) -> None:
         self.border_title = "History (enter: undo to here)"
@@ -60,10 +61,13 @@ class HistoryPane(OptionList):
             same = 0
         self.add_options(options[same:])
         self._shown = now
+        self._rows = {str(row.number): row for row in rows}
         if options:
             self.highlighted = last
 
     @on(OptionList.OptionSelected)
     def _option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.post_message(self.StepSelected(int(event.option.id)))
+        row = self._rows.get(event.option.id)
+        if row is not None:
+            self.post_message(self.StepSelected(row))

@@ -50,10 +50,11 @@ class MenuPane(DataTable):
         have been rebuilt since)."""
 
     class OptionChosen(Message):
-        """Enter (or a click) on an option: take it."""
+        """Enter (or a click) on an option of the hole shown: take it."""
 
-        def __init__(self, option_id: str) -> None:
+        def __init__(self, hole: int | None, option_id: str) -> None:
             super().__init__()
+            self.hole = hole
             self.option_id = option_id
 
     def __init__(self, **kwargs: Any) -> None:
@@ -63,6 +64,7 @@ class MenuPane(DataTable):
         self._hints: dict[str, Any] = {}
         self._hints_for: tuple | None = None
         self._hints_pending: tuple | None = None
+        self.hole: int | None = None  # the hole whose menu is shown
 
     def on_mount(self) -> None:
         # the short columns first: labels and counts can be long, and the hint must stay in view at 80 columns
@@ -100,6 +102,7 @@ class MenuPane(DataTable):
     def show(self, navigation: "Navigation", hole: int | None) -> None:
         """The menu of `hole` (None: the sketch is complete), the cursor on its first row."""
         self.clear()
+        self.hole = hole
         if hole is None:
             self.border_title = "Menu: the sketch is complete (e: export)"
             return
@@ -143,4 +146,4 @@ class MenuPane(DataTable):
     @on(DataTable.RowSelected)
     def _row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        self.post_message(self.OptionChosen(event.row_key.value))
+        self.post_message(self.OptionChosen(self.hole, event.row_key.value))

@@ -37,7 +37,8 @@ def starting_app():
 
 def after(*keys: str, expect: tuple[str, ...] = (), toasts: bool = False):
     """A run_before that settles, presses `keys` (settling after each), drops the toasts unless
-    `toasts` (their timeouts are wall-clock time) and checks that the screen shows `expect`."""
+    `toasts` (their timeouts are wall-clock time), settles again and checks that the screen
+    shows `expect`. Every snapshot test's state is reached through it."""
 
     async def run(pilot) -> None:
         await settle(pilot)
@@ -45,14 +46,32 @@ def after(*keys: str, expect: tuple[str, ...] = (), toasts: bool = False):
             await pilot.press(key)
             await settle(pilot)
         if not toasts:
-            pilot.app.clear_notifications()
-            await pilot.pause()
+            clear_toasts(pilot.app)
+        # every worker done and every screen repainted, the ones under a dialog too (the
+        # status line under the model's proposals changes when the model's worker ends)
+        await settle(pilot)
         shown = screen_text(pilot.app)
         for text in expect:
             assert text in shown, f"{text!r} is not on the screen:\n{shown}"
         assert "computing…" not in shown and "evaluating…" not in shown, shown
 
     return run
+
+
+def clear_toasts(app) -> None:
+    """Drop every notification from every screen. Textual's clear_notifications updates the top
+    screen's toasts only: a toast the main screen showed when a dialog was pushed over it stayed
+    in its corner, drawn through the dialog's backdrop or not depending on how far the main
+    screen had painted it (test_model_proposals: "asking fake about ?2…")."""
+    from textual.css.query import NoMatches
+    from textual.widgets._toast import ToastRack
+
+    app.clear_notifications()
+    for screen in app.screen_stack:
+        try:
+            screen.get_child_by_type(ToastRack).show(app._notifications)
+        except NoMatches:
+            pass
 
 
 @pytest.mark.parametrize("size", [SIZE, SMALL], ids=["100x30", "80x24"])
