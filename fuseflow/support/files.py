@@ -327,7 +327,7 @@ def remove_stale_temps(folder: PathLike, name_prefix: str = "") -> list[str]:
     for entry in entries:
         match = _TEMP_NAME.match(entry.name)
         if (match is None or not match["name"].startswith(name_prefix[:_TEMP_NAME_PART])
-                or match["host"] != host or _pid_alive(int(match["pid"]))):
+                or match["host"] != host or pid_alive(int(match["pid"]))):
             continue
         try:
             if entry.is_file(follow_symlinks=False):
@@ -338,7 +338,9 @@ def remove_stale_temps(folder: PathLike, name_prefix: str = "") -> list[str]:
     return removed
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process of this host has this pid (a process of another user counts; on
+    Windows, where os.kill(pid, 0) is no probe, every pid does, so nothing is taken for dead)."""
     if pid == os.getpid():
         return True
     if os.name == "nt":  # os.kill(pid, 0) is no probe on Windows: keep the file

@@ -277,9 +277,20 @@ def _candidates(text: str):
 
 _BRACKET_OR_QUOTE = re.compile(r'[\[\]{}"]')
 _BRACKET = re.compile(r"[\[\]{}]")
-#: the rest of a JSON string after its opening quote (unrolled, so matching is linear)
-_STRING_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+#: what ends a JSON string or escapes the next character
+_QUOTE_OR_ESCAPE = re.compile(r'["\\]')
 _CLOSING = {"{": "}", "[": "]"}
+
+
+def _string_end(text: str, start: int) -> int | None:
+    """Where the JSON string whose characters begin at `start` ends (after its closing quote),
+    or None if it never does; one pass, each escape skipping the character after it."""
+    position = start
+    while (match := _QUOTE_OR_ESCAPE.search(text, position)) is not None:
+        if match.group() == '"':
+            return match.end()
+        position = match.end() + 1
+    return None
 
 
 def _outermost_spans(text: str, strings: bool) -> list[tuple[int, int]]:
@@ -300,10 +311,10 @@ def _outermost_spans(text: str, strings: bool) -> list[tuple[int, int]]:
         elif not stack:
             continue
         elif char == '"':
-            rest = _STRING_REST.match(text, index + 1)
-            if rest is None:  # a string that never ends: nothing after it closes
+            end = _string_end(text, index + 1)
+            if end is None:  # a string that never ends: nothing after it closes
                 break
-            position = rest.end()
+            position = end
         else:
             expected, start = stack.pop()
             if char != expected:

@@ -111,12 +111,10 @@ def read_entry(kind: str, parts: Mapping[str, Any]) -> Any | None:
     """The payload stored under this key, or None (no entry, cache off, or an entry that
     does not check out)."""
     try:
-        folder = _trusted_folder(create=False)
-        if folder is None:
+        signing = _signing_folder(create=False)
+        if signing is None:
             return None
-        secret = _secret(folder, create=False)
-        if secret is None:
-            return None
+        folder, secret = signing
         key = entry_key(kind, parts)
         data = _read_bytes(folder / _file_name(key))
         header_line, _, payload = data.partition(b"\n")
@@ -146,6 +144,15 @@ def _signature(secret: bytes, key: Mapping[str, Any], payload: bytes) -> str:
     mac.update(b"\n")
     mac.update(payload)
     return mac.hexdigest()
+
+
+def _signing_folder(create: bool) -> tuple[Path, bytes] | None:
+    """The cache folder and its secret, or None when the cache is off or cannot be trusted."""
+    folder = _trusted_folder(create=create)
+    if folder is None:
+        return None
+    secret = _secret(folder, create=create)
+    return None if secret is None else (folder, secret)
 
 
 def _secret(folder: Path, create: bool) -> bytes | None:
@@ -184,12 +191,10 @@ def write_entry_text(kind: str, parts: Mapping[str, Any], text: str) -> bool:
     from fuseflow.support.files import write_bytes_atomic
 
     try:
-        folder = _trusted_folder(create=True)
-        if folder is None:
+        signing = _signing_folder(create=True)
+        if signing is None:
             return False
-        secret = _secret(folder, create=True)
-        if secret is None:
-            return False
+        folder, secret = signing
         key = entry_key(kind, parts)
         body = text.encode("utf-8")
         header = {"format": FORMAT, "key": key, "hmac": _signature(secret, key, body)}

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from fuseflow.support.errors import UserError
-from fuseflow.support.files import read_user_bytes, write_text_atomic
+from fuseflow.support.files import pid_alive, read_user_bytes, write_text_atomic
 from fuseflow.support.readers import parse_json_text
 from navigator.navigation.session_errors import SessionError
 
@@ -120,17 +120,9 @@ def live_owner(lock_file: Path) -> LockOwner | None:
 
 def is_alive(owner: LockOwner) -> bool:
     """On this host: the pid exists. On another host (a shared folder) the record is trusted."""
-    if owner.host != _clean(socket.gethostname()) or os.name == "nt":  # os.kill(pid, 0) is no probe on Windows
+    if owner.host != _clean(socket.gethostname()):
         return True
-    try:
-        os.kill(owner.pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    except (OSError, OverflowError):
-        return False
-    return True
+    return pid_alive(owner.pid)
 
 
 def _owner_of(data: object) -> LockOwner | None:

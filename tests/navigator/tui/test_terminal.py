@@ -78,7 +78,9 @@ def test_ctrl_c_leaves_the_tui_restored(tmp_path):
 def test_without_a_terminal_it_is_a_usage_error(tmp_path):
     bare = subprocess.run([sys.executable, "-m", "navigator"], capture_output=True, text=True, cwd=tmp_path,
                           env=clean_env(), stdin=subprocess.DEVNULL)
-    assert bare.returncode == 2 and "usage: navigator" in bare.stderr
+    # one line, like every argument error (issue 21), naming where the commands are listed
+    assert bare.returncode == 2 and bare.stderr.count("\n") == 1
+    assert bare.stderr.startswith("navigator: error: ") and "navigator --help" in bare.stderr
     tui = subprocess.run([sys.executable, "-m", "navigator", "tui", "gcn"], capture_output=True, text=True,
                          cwd=tmp_path, env=clean_env(), stdin=subprocess.DEVNULL)
     assert tui.returncode == 2 and "navigator: error: tui: the terminal UI needs a terminal" in tui.stderr
