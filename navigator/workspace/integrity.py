@@ -13,9 +13,10 @@ recompute them.
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any, Mapping, Sequence
 
+from fuseflow.support.readers import dumps_deep
+from navigator.synth.sketch import SKETCH_JSON_NESTING
 from navigator.workspace.spec import FINGERPRINT_KEYS
 
 #: the parts of a session file that `record` covers, in the order edits are reported
@@ -32,7 +33,8 @@ _FILE_NAMES = {"program": "the program", "library": "the library", "data": "the 
 
 def fingerprint(value: Any) -> str:
     """First 16 hex digits of the SHA-256 of `value`'s canonical JSON (sorted keys, ASCII)."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    # a session's parts nest as deep as its file may (SKETCH_JSON_NESTING): written with room
+    text = dumps_deep(value, SKETCH_JSON_NESTING, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
 
 

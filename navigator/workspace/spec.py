@@ -268,7 +268,11 @@ def facts_fit_program(program, records, goal) -> bool:
 
 
 def _short(value: Any) -> str:
-    return str(value)[:8] if value else "none"
+    """The first characters of a fingerprint; anything else (a hand-edited record may hold a
+    list nested thousands deep, whose str() would recurse) is named by its type."""
+    if not value:
+        return "none"
+    return str(value)[:8] if isinstance(value, (str, int, float)) else type(value).__name__
 
 
 def _absolute(path: str) -> str:
