@@ -33,7 +33,6 @@ import random
 import signal
 import socket
 import struct
-import sys
 import time
 from http.server import BaseHTTPRequestHandler
 
@@ -58,11 +57,9 @@ class FaultServer:
         listener.bind(("127.0.0.1", 0))
         listener.listen(16)
         self.port = listener.getsockname()[1]
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
+        from harness.fuzz.runner import flush_standard_streams
+
+        flush_standard_streams()
         pid = os.fork()
         if pid == 0:  # the server: never returns
             code = 0

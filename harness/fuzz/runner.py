@@ -237,11 +237,7 @@ class ForkRunner:
         env = {"NAVIGATOR_MAX_MEMORY": self.limits.navigator_max_memory, "NAVIGATOR_CRASH_DIR": str(crash_folder)}
         env.update({"NAVIGATOR_CACHE_DIR": str(cache_folder)} if cache_folder else {"NAVIGATOR_CACHE": "off"})
         env.update(extra_env or {})
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
+        flush_standard_streams()
         pid = os.fork()
         if pid == 0:  # the child: never returns
             _child(entry or self.entry, folder, list(argv), out_path, err_path, env, address_space)
@@ -320,3 +316,12 @@ def _call(entry, argv: list[str]) -> int:
         return code & 0xFF
     print(code, file=sys.stderr)
     return 1
+
+
+def flush_standard_streams() -> None:
+    """Before a fork: what this process buffered must not be written twice, once by the child."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
