@@ -64,6 +64,7 @@ _ALLOWED_OPCODES = {
     "PUT", "BINPUT", "LONG_BINPUT", "MEMOIZE", "GET", "BINGET", "LONG_BINGET",
 }
 _OPCODE_NAMES = {op.code.encode("latin-1")[0]: op.name for op in pickletools.opcodes}
+_BININT1, _BININT2, _BININT, _FRAME = pickle.BININT1[0], pickle.BININT2[0], pickle.BININT[0], pickle.FRAME[0]
 
 
 class _Refused(dict):
@@ -83,6 +84,9 @@ def _printable(name: str) -> str:
     return name if name.isprintable() and len(name) <= 80 else describe_value(name)
 
 
+_INT_TYPE = {int}
+
+
 def _is_int(value) -> bool:
     return type(value) is int  # bool and int subclasses are not vertex ids
 
@@ -92,9 +96,61 @@ def _is_int(value) -> bool:
 class _DictOfListsUnpickler(pickle._Unpickler):
     """Rebuilds dicts, defaultdicts, lists, ints and flat tuples, and nothing else."""
 
-    def __init__(self, file, where: str):
-        super().__init__(file, encoding="latin1")
+    def __init__(self, payload: bytes, where: str):
+        super().__init__(io.BytesIO(payload), encoding="latin1")
+        self.payload = payload
         self.where = where
+
+    def load(self):
+        """pickle._Unpickler.load over the bytes in memory: the integers that make up almost
+        all of a graph file are read in this loop, ten times faster than one dispatched call
+        and two framed reads each (a 4 MB file took 4 s); every other opcode goes through the
+        restricted dispatch table. FRAME only announces how many bytes follow, so it is skipped."""
+        data, end = self.payload, len(self.payload)
+        at = 0
+
+        def read(size: int = 1) -> bytes:
+            nonlocal at
+            chunk = data[at:at + size]
+            at += len(chunk)
+            return chunk
+
+        def readline() -> bytes:
+            nonlocal at
+            stop = data.find(b"\n", at)
+            stop = end if stop < 0 else stop + 1
+            chunk, at = data[at:stop], stop
+            return chunk
+
+        def readinto(buffer) -> int:
+            chunk = read(len(buffer))
+            buffer[:len(chunk)] = chunk
+            return len(chunk)
+
+        self.read, self.readline, self.readinto = read, readline, readinto
+        self.metastack, self.stack, self.proto = [], [], 0
+        self.append = self.stack.append
+        dispatch, from_bytes = self.dispatch, int.from_bytes
+        try:
+            while at < end:
+                code = data[at]
+                at += 1
+                if code == _BININT1:
+                    self.append(data[at])
+                    at += 1
+                elif code == _BININT2:
+                    self.append(data[at] | data[at + 1] << 8)
+                    at += 2
+                elif code == _BININT:
+                    self.append(from_bytes(data[at:at + 4], "little", signed=True))
+                    at += 4
+                elif code == _FRAME:
+                    at += 8
+                else:
+                    dispatch[code](self)
+        except pickle._Stop as stop:
+            return stop.value
+        raise EOFError
 
     def find_class(self, module: str, name: str):
         try:
@@ -132,7 +188,8 @@ class _DictOfListsUnpickler(pickle._Unpickler):
         return tuple(items)
 
     def load_tuple(self):
-        self.append(self._flat(self.pop_mark()))
+        items = self.pop_mark()  # first: it switches self.append to the outer stack
+        self.append(self._flat(items))
 
     def load_tuple1(self):
         self.stack[-1] = self._flat(self.stack[-1:])
@@ -168,7 +225,7 @@ def _unpickle(payload: bytes, where: str):
     check_memory(len(payload) * PICKLE_EXPANSION, f"unpickling a {len(payload):,}-byte file", where,
                  fix="pass a smaller graph")
     try:
-        return _DictOfListsUnpickler(io.BytesIO(payload), where).load()
+        return _DictOfListsUnpickler(payload, where).load()
     except DataError:
         raise
     except Exception as exc:  # noqa: BLE001 - any failure of the pickle machinery means a bad file
@@ -201,7 +258,7 @@ def _neighbour_arrays(neighbours: dict, payload_size: int, where: str) -> tuple[
     for vertex, adjacent in neighbours.items():
         if not adjacent:
             continue
-        if not all(_is_int(v) for v in adjacent) or min(adjacent) < 0:
+        if not set(map(type, adjacent)) <= _INT_TYPE or min(adjacent) < 0:  # map(type): C speed
             raise DataError(f"neighbours of vertex {vertex} are not a list of non-negative ints", where=where,
                             fix="values must be lists of vertex ids")
         top = max(adjacent)

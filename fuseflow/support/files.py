@@ -299,6 +299,8 @@ def write_bytes_atomic(path: PathLike, data: bytes, *, error: type[UserError] = 
         if isinstance(exc, OSError):
             raise os_error(exc, where, error, "write") from None
         raise
+    # a writer of this target killed before its rename left its temporary file here
+    remove_stale_temps(parent, target.name)
 
 
 def write_text_atomic(path: PathLike, text: str, *, error: type[UserError] = UserError,

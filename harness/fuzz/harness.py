@@ -202,6 +202,19 @@ def _asks_for_json(argv: list[str]) -> bool:
     return args is not None and getattr(args, "json", None) is True
 
 
+#: the seconds a TUI case may take per key group beyond one command's timeout: a group can
+#: run a strategy or an evaluation, and twenty of them on a loaded machine take longer than
+#: one command (a 17-group case took 9 s alone and over 20 s beside another heavy case)
+TUI_SECONDS_PER_GROUP = 2.0
+
+
+def case_timeout(case: Case, command_timeout: float) -> float:
+    """When a case counts as hung: one command's timeout, and a TUI session more per key group."""
+    if case.driver == "tui":
+        return command_timeout + TUI_SECONDS_PER_GROUP * len(case.argv[1:])
+    return command_timeout
+
+
 class CaseRun:
     """One case in flight: laid out, snapshotted and started; `poll()` judges it once it ends.
 
@@ -239,7 +252,8 @@ class CaseRun:
         self.before = take_snapshot(self.root)
         self.kill_at = None if case.kill is None else time.monotonic() + float(case.kill["after"])
         self.running: Running = runner.start(self.root, case.argv, self.io, self.crash, self.cache, self.env,
-                                             entry=checks.driver_entry(case.driver))
+                                             entry=checks.driver_entry(case.driver),
+                                             timeout=case_timeout(case, runner.limits.timeout))
         self.outcome: Outcome | None = None
 
     def poll(self) -> Outcome | None:

@@ -227,10 +227,11 @@ class ForkRunner:
 
     def start(self, folder: Path, argv: list[str], io_folder: Path, crash_folder: Path,
               cache_folder: Path | None = None, env: dict[str, str] | None = None,
-              entry: Callable[[list[str]], int | None] | None = None) -> Running:
+              entry: Callable[[list[str]], int | None] | None = None, timeout: float | None = None) -> Running:
         """Fork a child running `entry(argv)` (default: this runner's entry) in `folder`; its
         stdout/stderr go to `io_folder`. Navigator's cache (navigator.workspace.cache) is
-        `cache_folder`, or off when it is None; `env` adds variables (a case's model settings)."""
+        `cache_folder`, or off when it is None; `env` adds variables (a case's model settings);
+        `timeout` replaces the limits' one for this child."""
         out_path, err_path = io_folder / "stdout", io_folder / "stderr"
         address_space = self.limits.address_space or _virtual_size() + ADDRESS_SPACE_HEADROOM
         extra_env = env
@@ -245,7 +246,7 @@ class ForkRunner:
             os.setpgid(pid, pid)
         except OSError:
             pass
-        return Running(pid, out_path, err_path, self.limits.timeout)
+        return Running(pid, out_path, err_path, self.limits.timeout if timeout is None else timeout)
 
     def run(self, folder: Path, argv: list[str], io_folder: Path, crash_folder: Path,
             cache_folder: Path | None = None, env: dict[str, str] | None = None) -> RunResult:

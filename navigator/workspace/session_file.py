@@ -136,8 +136,9 @@ def session_lock(path: Path, timeout: float | None = None, *, holder: str | None
     held[key] = 1
     try:
         lock_owner.write_owner(lock_file, owner)
-        # the session, its backup and its owner record: temporary files of killed writers
-        remove_stale_temps(path.parent, path.name)
+        # temporary files of killed writers beside the session: of the session, its backup and
+        # owner record, and of exports written there (a dead writer's file is no one's)
+        remove_stale_temps(path.parent)
         yield
     finally:
         held.pop(key, None)

@@ -121,6 +121,22 @@ def test_planetoid_plain_dict_any_protocol(tmp_path, protocol):
     assert load_planetoid_graph(path).adjacency.nnz == 3
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.integers(0, 2**40), st.lists(st.integers(0, 2**40), max_size=30), max_size=20),
+       st.integers(0, pickle.HIGHEST_PROTOCOL), st.booleans())
+def test_the_restricted_unpickler_reads_what_pickle_reads(neighbours, protocol, as_defaultdict):
+    """Every protocol, either dict type, every integer width (BININT1, BININT2, BININT, LONG1):
+    what the restricted loader rebuilds is what pickle.loads does. (Protocols 0 and 1 of a
+    defaultdict were refused: TUPLE appended to the stack its MARK had closed.)"""
+    from fuseflow.data.planetoid import _unpickle
+
+    if as_defaultdict:
+        neighbours = collections.defaultdict(list, neighbours)
+    payload = pickle.dumps(neighbours, protocol=protocol)
+    rebuilt = _unpickle(payload, "x")
+    assert rebuilt == pickle.loads(payload) and type(rebuilt) is type(neighbours)
+
+
 class _RunsShell:
     def __init__(self, marker: Path):
         self.marker = marker

@@ -85,3 +85,35 @@ def test_temporary_files_of_a_killed_writer_are_removed_when_the_session_is_next
     cli("fill", "?0", "1", ok=True)
     assert [p.name for p in folder.iterdir() if p.name.endswith(".tmp")] == [alive.name]
     assert _steps(spmm_session) == [0]
+
+
+def _kill_a_writer_of(target) -> str:
+    writer = subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, str(target)], stdout=subprocess.PIPE,
+                              text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert writer.stdout.readline().strip() == "ready"
+    writer.send_signal(signal.SIGKILL)
+    writer.wait(30)
+    return f".~{writer.pid}-"
+
+
+def test_an_export_killed_beside_the_session_leaves_nothing_once_the_session_is_next_opened(cli, spmm_session):
+    """Fuzz case 2:1337: `export` killed while writing out.json beside the session; `show`
+    and `undo` come next, and the first that takes the session clears the dead writer's file."""
+    folder = spmm_session.parent
+    tag = _kill_a_writer_of(folder / "out.json")
+    assert [p.name for p in folder.iterdir() if tag in p.name]
+    cli("fill", "?0", "1", ok=True)
+    assert not [p.name for p in folder.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_the_next_write_of_a_target_clears_its_killed_writers_temporary_file(tmp_path):
+    """An export written far from any session: the next export to the same file clears it."""
+    from fuseflow.support.files import write_text_atomic
+
+    target = tmp_path / "elsewhere" / "schedule.json"
+    target.parent.mkdir()
+    tag = _kill_a_writer_of(target)
+    other = target.parent / f".other.json{tag}abc.tmp"  # another target's: not this writer's business
+    other.write_text("x")
+    write_text_atomic(target, "{}")
+    assert sorted(p.name for p in target.parent.iterdir()) == [other.name, "schedule.json"]
