@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import random
+import signal
 import sys
 import tempfile
 import time
@@ -99,6 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replay-case", metavar="SEED:INDEX", help="run one generated case again")
     parser.add_argument("--replay-hostile", metavar="NAME", help="run one of the fixed hostile inputs")
     args = parser.parse_args(argv)
+    # SIGINT ends the run with a partial report, even when a shell started it in the background
+    # (which leaves SIGINT ignored, so Python installs no handler of its own)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     # A reproducer may hold a lone surrogate (a hostile answer): printed escaped, never an error.
     sys.stdout.reconfigure(errors="backslashreplace")
 

@@ -24,7 +24,11 @@ in a child made by os.fork(), which starts with those modules already in memory:
 The parent polls with waitid(WNOWAIT), so it can kill leftover grandchildren before it
 reaps the child with wait4, whose rusage gives the peak RSS (ru_maxrss, KiB on Linux; it
 includes the descendants the child waited for). A child still running at the timeout is
-killed with its process group and reported as a hang.
+killed with its process group and reported as a hang, unless the machine was too busy to
+give it its time: while it has used less CPU than the timeout (its own and its threads',
+and that of the children it waited for) it gets up to `WALL_FACTOR` times the timeout of
+wall time. So a spinning child is a hang after the timeout's worth of CPU, a blocked one
+after WALL_FACTOR timeouts, and neither depends on what else runs on the machine.
 
 Threads: fork copies only the calling thread, so fork after importing but before starting
 any thread. `preload()` sets OPENBLAS/OMP/MKL_NUM_THREADS=1 before numpy loads, so BLAS
@@ -149,6 +153,22 @@ def _stack_depth() -> int:
     return depth
 
 
+#: how many timeouts of wall time a child that has not used a timeout of CPU may take
+WALL_FACTOR = 5.0
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time of a running process, its threads and the children it reaped (/proc/PID/stat:
+    utime, stime, cutime, cstime); 0 where /proc is not there."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        return sum(int(value) for value in fields[11:15]) / _TICKS
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 class Running:
     """A child in flight; `poll()` until it returns a RunResult."""
 
@@ -157,6 +177,7 @@ class Running:
         self.out_path = out_path
         self.err_path = err_path
         self.started = time.monotonic()
+        self.timeout = timeout
         self.deadline = self.started + timeout
         self.result: RunResult | None = None
 
@@ -179,7 +200,11 @@ class Running:
         info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
         if info is not None:
             return self._finish(hung=False)
-        if time.monotonic() > self.deadline:
+        now = time.monotonic()
+        if now > self.deadline:
+            if now < self.started + WALL_FACTOR * self.timeout and cpu_seconds(self.pid) < self.timeout:
+                self.deadline = now + 0.5  # a busy machine, not a hang: look again soon
+                return None
             return self._finish(hung=True)
         return None
 

@@ -89,6 +89,26 @@ def test_a_hang_is_killed_with_the_processes_it_started(tmp_path):
     assert not _alive(grandchild)
 
 
+def test_a_hang_is_told_from_a_busy_machine_by_the_cpu_it_used(tmp_path, monkeypatch):
+    """A blocked child (no CPU used) is a hang after WALL_FACTOR timeouts; one that used a
+    timeout of CPU is a hang at the timeout (its CPU time is faked: a real spin gets too
+    little of a loaded machine to say when it would reach it)."""
+    from harness.fuzz import runner as runner_module
+
+    def sleeps(argv):
+        time.sleep(60)
+        return 0
+
+    assert 0 < runner_module.cpu_seconds(os.getpid())  # read from /proc for a live process
+    (tmp_path / "blocked").mkdir()
+    blocked = run(sleeps, tmp_path / "blocked", timeout=1.0)
+    assert blocked.result.hung and runner_module.WALL_FACTOR <= blocked.result.seconds < runner_module.WALL_FACTOR + 5
+    monkeypatch.setattr(runner_module, "cpu_seconds", lambda pid: 1.5)
+    (tmp_path / "spinning").mkdir()
+    spinning = run(sleeps, tmp_path / "spinning", timeout=1.0)
+    assert spinning.result.hung and spinning.result.seconds < 3
+
+
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
