@@ -161,7 +161,7 @@ class Machine:
             written = _fast_values(self.program, self.binding, plan, self.values, patterns, self.numerics)
         traffic = region_traffic(plan, run, self.memory, written, self.hw)
         counters = region_counters(plan, run, written)
-        timing = region_timing(plan, run.counts, traffic.bytes, self.hw)
+        timing = region_timing(plan, run.counts, traffic.bytes, self.hw, run.firings)
         return RegionResult(plan, run, written, traffic, counters, timing)
 
     def commit(self, result: RegionResult) -> None:
