@@ -266,7 +266,7 @@ def _reduce_firing(plan: RegionPlan, op: OpPlan, edge, value: list, target: list
     src = plan.primitives[edge.reduce_pid].inputs[0]
     eliminated = [k for k, v in enumerate(op.chain) if v in edge.modes]
     if plan.primitives[edge.reduce_pid].kind == "reduce":
-        return reducer(src, value, len(eliminated), len(target))
+        return reducer(src, value, len(eliminated), target)
     return accumulator(src, value, target, eliminated[0])
 
 

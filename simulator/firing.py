@@ -100,26 +100,34 @@ def joined(a_pid: int, b_pid: int, trace: tuple[list[int], list[int], list[int]]
     return Firing(emitted, {a_pid: taken_a, b_pid: taken_b})
 
 
-def reducer(pid_in: int, stream: list, reduced: int, n_out: int) -> Firing:
-    """Closes the `reduced` innermost levels of `stream` into a stream of `n_out` tokens."""
+def reducer(pid_in: int, stream: list, reduced: int, out: list) -> Firing:
+    """Closes the `reduced` innermost levels of `stream` into `out`: a cycle per input token, the
+    sum emitted on the stop that closes the reduced levels (none for a bare stop, which closes
+    no visited fiber), and one more cycle for each stop of a higher order."""
     emits: list[int] = []
     needs: list[int] = []
-    e = c = 0
+    o = c = 0
     for tok in stream:
         c += 1
-        if tok.__class__ is int:
-            if tok >= reduced - 1:
-                e += 1                  # the sum of the closed fiber
-            if tok >= reduced:
-                emits.append(e)
+        if tok.__class__ is int and tok >= reduced - 1:
+            if out[o].__class__ is tuple:
+                o += 1                  # the sum of the closed fiber
+                if tok >= reduced:
+                    emits.append(o)
+                    needs.append(c)
+                    o += 1              # a higher-order stop: one more cycle for S_{n-reduced}
+            elif tok >= reduced:
+                o += 1                  # a bare stop passes on
+        elif tok.__class__ is not tuple and tok.__class__ is not int:
+            while o < len(out) - 1:     # done
+                o += 1
+                emits.append(o)
                 needs.append(c)
-                e += 1                  # a higher-order stop: one more cycle to emit S_{n-reduced}
-        elif tok.__class__ is not tuple:
-            e += 1                      # done
-        emits.append(e)
+            o += 1
+        emits.append(o)
         needs.append(c)
-    if e != n_out:
-        return proportional(len(stream), n_out, (pid_in,))
+    if o != len(out):
+        return proportional(len(stream), len(out), (pid_in,))
     return Firing(emits, {pid_in: needs})
 
 

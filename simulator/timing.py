@@ -78,7 +78,8 @@ def primitive_cycles(counts: Counts, hw: Hardware, emitted: Counts | None = None
     width = max(1, len(lanes))
     cycles = float(lanes.max(initial=0)) + math.ceil(counts.fibers / width) + 1
     if emitted is not None and kind == "reduce":
-        cycles += math.ceil(emitted.stops / width)
+        # one cycle per closed fiber that emits a stop after its sums (a bare stop passes on)
+        cycles += math.ceil(min(emitted.stops, emitted.fibers) / width)
     elif emitted is not None and kind == "spacc":
         out = _folded_lanes(emitted, hw)
         cycles += float(out.max(initial=0)) + math.ceil(emitted.stops / max(1, len(out)))
