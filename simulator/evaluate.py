@@ -154,7 +154,7 @@ class Machine:
         """Run one region on the current memory without committing its writes."""
         plan = lower_region(self.program, self.binding, rs, self.policy, self.hw.block_size)
         if executor == "exact":
-            run = exact.run_region(plan, self.memory)
+            run = exact.run_region(plan, self.memory, steps=self.hw.queue_depth > 0)
             written = run.written
         else:
             run, patterns = fast.run_region(plan, self.memory)

@@ -29,8 +29,9 @@ def _paths(stream: list) -> list[tuple]:
 
 
 class _Recorder:
-    def __init__(self, plan: RegionPlan):
+    def __init__(self, plan: RegionPlan, steps: bool):
         self.plan = plan
+        self.steps = steps          # record each primitive's steps (only bounded queues need them)
         self.counts: dict[int, Counts] = {}
         self.firings: dict[int, Firing] = {}
 
@@ -39,6 +40,8 @@ class _Recorder:
 
     def iterate(self, pid: int, parent: list, out: list) -> None:
         """A level iterator, locator or repeater: its first input (if two) is the parent."""
+        if not self.steps:
+            return
         ins = self.inputs(pid)
         if self.plan.primitives[pid].kind in ("locate", "repeat"):
             parent_pid, signal = (ins[0], ins[1:]) if len(ins) == 2 else (None, ins)
@@ -48,6 +51,8 @@ class _Recorder:
             else source(len(out))
 
     def pass_through(self, pid: int, n: int) -> None:
+        if not self.steps:
+            return
         ins = self.inputs(pid)
         self.firings[pid] = one_to_one(n, ins) if ins else source(n)
 
@@ -59,8 +64,10 @@ class _Recorder:
         self.counts[pid] = Counts(data, stops, len(walked) if walked is not None else 0, tiles, fibers, lanes)
 
 
-def run_region(plan: RegionPlan, memory: dict[str, FiberTree]) -> RegionRun:
-    record = _Recorder(plan)
+def run_region(plan: RegionPlan, memory: dict[str, FiberTree], steps: bool = False) -> RegionRun:
+    """Counts, visits and results of one region; with `steps`, also every primitive's steps for
+    the cycle-level pipeline (simulator.pipeline)."""
+    record = _Recorder(plan, steps)
     visits: dict[tuple[str, str], Visits] = {}
     written: dict[str, FiberTree] = {}
     buffers: dict[tuple[str, str], FiberTree] = {}
@@ -110,7 +117,8 @@ def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visit
             left, right = (node_stream(c) for c in node.children)
             out, walked, trace = join(left, right, node.kind)
             record.stream(node.pid, out, vars_, parent_paths, walked)
-            record.firings[node.pid] = merge_firing(node.children[0].pid, node.children[1].pid, trace)
+            if record.steps:
+                record.firings[node.pid] = merge_firing(node.children[0].pid, node.children[1].pid, trace)
             return out
 
         merged = node_stream(level.iterator)
@@ -126,7 +134,8 @@ def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visit
             lead = record.inputs(jpid)[0]
             merged, walked, trace = join(merged, follower, "left")
             record.stream(jpid, merged, vars_, parent_paths, walked)
-            record.firings[jpid] = merge_firing(lead, spid, trace)
+            if record.steps:
+                record.firings[jpid] = merge_firing(lead, spid, trace)
             joined.add(key)
         if level.fork is not None:
             record.stream(level.fork, merged, vars_, parent_paths)
@@ -162,7 +171,8 @@ def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visit
         levels, target = _reduce(plan, op, edge, value, merged_paths)
         if edge.reduce_pid is not None:
             record.stream(edge.reduce_pid, value, chain, leaf_parent_paths)
-            record.firings[edge.reduce_pid] = _reduce_firing(plan, op, edge, value, target)
+            if record.steps:
+                record.firings[edge.reduce_pid] = _reduce_firing(plan, op, edge, value, target)
         target_parents = levels[-2] if len(levels) > 1 else [()]
         for pid in (edge.drop_pid, edge.write_pid):
             if pid is not None:
@@ -170,10 +180,12 @@ def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visit
         if edge.drop_pid is not None:
             ins = record.inputs(edge.drop_pid)
             arriving = len(target) if edge.reduce_pid is not None else len(value)
-            record.firings[edge.drop_pid] = one_to_one(arriving, ins) if arriving == len(target) else \
-                proportional(arriving, len(target), ins)
+            if record.steps:
+                record.firings[edge.drop_pid] = one_to_one(arriving, ins) if arriving == len(target) else \
+                    proportional(arriving, len(target), ins)
         arriving = len(target) if edge.reduce_pid is not None or edge.drop_pid is not None else len(value)
-        record.firings[edge.write_pid] = sink(arriving, record.inputs(edge.write_pid))
+        if record.steps:
+            record.firings[edge.write_pid] = sink(arriving, record.inputs(edge.write_pid))
         tree = _write(edge, target)
         if edge.target == WRITE:
             written[edge.tensor] = tree

@@ -16,6 +16,8 @@ from simulator.pipeline import simulate
 from simulator.program_data import materialize
 from tests.simulator.helpers import SMALL_DIMS, random_schedule
 
+BOUNDED = dataclasses.replace(load_hardware(), queue_depth=2)   # the exact executor records its steps
+
 
 def _one_region(tmp_path, name, order, dims):
     """A two-vertex graph with the edge 0-1 (symmetrized: A = [[0, 1], [1, 0]])."""
@@ -26,7 +28,7 @@ def _one_region(tmp_path, name, order, dims):
     data = materialize(program, binding, 0)
     ops = tuple(op.name for op in program.ops)
     schedule = Schedule((RegionSchedule(ops, order, (1,) * len(order)),))
-    results, _ = run_schedule(program, binding, schedule, "exact", "accumulate", data)
+    results, _ = run_schedule(program, binding, schedule, "exact", "accumulate", data, BOUNDED)
     return results[0]
 
 
@@ -44,9 +46,11 @@ def test_spmm_gustavson_by_hand_at_depth_2(tmp_path):
     accumulates it (13); row 1's next two tokens at 14, 15, the done token at 16, then emits
     row 1 (two sums, S1) and D at 16, 17, 18, 19. The writer takes each token one cycle after
     it is emitted: 11, 12, 13 and 17, 18, 19, 20, so the region ends after cycle 20: 21 cycles.
-    Depth 2: a channel takes token k two cycles after its consumer took token k - 3. The ALU's
-    token 6 waits for the accumulator to take token 3 (cycle 10): 10 + 2 = 12, when it is
-    emitted anyway; no other producer runs 3 tokens ahead of its consumer, so nothing stalls.
+    Depth 2: a channel takes token k two cycles after each consumer took token k - 3. scan A.k's
+    done token (k = 4) waits for dense j to take token 1 (cycle 5, with its second fiber): 5 + 2
+    = 7 instead of 6, and the done tokens after it shift by one cycle (dense j 10, product 13).
+    The accumulator needs the product's done token only at its step 9 (cycle 16): the total
+    stays 21.
     """
     region = _one_region(tmp_path, "spmm", ("i", "k", "j"), {"J": 2})
     assert simulate(region.plan, region.run.firings, 2) == 21
@@ -129,6 +133,7 @@ def test_every_reducer_and_accumulator_trace_matches_its_stream(monkeypatch):
         binding = bind(program, dims=SMALL_DIMS[name])
         data = materialize(program, binding, 1)
         for _ in range(3):
-            run_schedule(program, binding, random_schedule(program, binding, rng), "exact", "stream", data,
-                         numerics=False)
+            results, _ = run_schedule(program, binding, random_schedule(program, binding, rng), "exact", "stream",
+                                      data, BOUNDED, numerics=False)
+            assert all(r.run.firings for r in results)
     assert calls == []
