@@ -17,8 +17,8 @@ import numpy as np
 from fuseflow.lower.plan import WRITE, Node, OpPlan, RegionPlan
 from simulator.counts import Counts, RegionRun, Visits, path_tiles
 from simulator.fibertree import FiberTree
-from simulator.firing import (Firing, accumulator, expanded, joined as merge_firing, one_to_one, proportional, reducer, sink,
-                              source)
+from simulator.firing import Firing, accumulator, expanded, one_to_one, proportional, reducer, sink, source
+from simulator.firing import joined as merge_firing
 from simulator.reference import apply_function
 from simulator.streams import (DONE, alu, array, dense, emit_tree, extract, join, locate, repeat, scalar,
                                scan)
