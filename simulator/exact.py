@@ -115,7 +115,7 @@ def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visit
                 record.iterate(node.pid, parent, out)
                 return out
             left, right = (node_stream(c) for c in node.children)
-            out, walked, trace = join(left, right, node.kind)
+            out, walked, trace = join(left, right, node.kind, record.steps)
             record.stream(node.pid, out, vars_, parent_paths, walked)
             if record.steps:
                 record.firings[node.pid] = merge_firing(node.children[0].pid, node.children[1].pid, trace)
@@ -132,7 +132,7 @@ def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visit
             record.stream(spid, follower, vars_, parent_paths)
             record.iterate(spid, refs[key], follower)
             lead = record.inputs(jpid)[0]
-            merged, walked, trace = join(merged, follower, "left")
+            merged, walked, trace = join(merged, follower, "left", record.steps)
             record.stream(jpid, merged, vars_, parent_paths, walked)
             if record.steps:
                 record.firings[jpid] = merge_firing(lead, spid, trace)

@@ -21,6 +21,10 @@ on), which gives exactly the cycle-by-cycle result without stepping through idle
 
 from __future__ import annotations
 
+from collections import deque
+
+import numpy as np
+
 from fuseflow.lower.plan import RegionPlan
 from simulator.firing import Firing
 
@@ -29,93 +33,110 @@ class Deadlock(RuntimeError):
     """No primitive can take its next step (a trace that needs more tokens than fit a queue)."""
 
 
-def _first_steps(cumulative: list[int]) -> list[int]:
-    """Token k -> the step at which it is emitted / consumed."""
-    out: list[int] = []
-    before = 0
-    for s, n in enumerate(cumulative):
-        while before < n:
-            out.append(s)
-            before += 1
-    return out
+def _first_steps(cumulative: np.ndarray) -> np.ndarray:
+    """Token k -> the step at which it is emitted / consumed (cumulative counts per step)."""
+    total = int(cumulative[-1]) if len(cumulative) else 0
+    return np.searchsorted(cumulative, np.arange(total), side="right")
+
+
+def _changes(cumulative: np.ndarray) -> np.ndarray:
+    """Per step: the index of the last token it takes (or emits), -1 when it takes none."""
+    before = np.concatenate(([0], cumulative[:-1]))
+    return np.where(cumulative > before, cumulative - 1, -1)
 
 
 def simulate(plan: RegionPlan, firings: dict[int, Firing], depth: int) -> int:
     """Cycles until the last step of the region's last primitive, with queues of `depth` tokens."""
     prims = [p.pid for p in plan.primitives if p.pid in firings]
     kinds = {p.pid: p.kind for p in plan.primitives}
-    emit_step = {p: _first_steps(firings[p].emits) for p in prims}
-    channels: dict[int, list[tuple[int, list[int]]]] = {p: [] for p in prims}   # producer -> consumers
-    after: dict[int, list[int]] = {p: [] for p in prims}
-    inputs: dict[int, list[tuple[int, list[int], list[int]]]] = {}
+    emits = {p: np.asarray(firings[p].emits, dtype=np.int64) for p in prims}
+    emit_step = {p: _first_steps(emits[p]) for p in prims}
+    # Per step of each primitive, the step of another primitive it waits for (-1: none):
+    # the producer step that emitted the last token it takes (arrival, +1 cycle), and the
+    # consumer step that took the token `depth + 1` places before the one it emits (room, +2).
+    waits_in: dict[int, list[tuple[int, list[int]]]] = {p: [] for p in prims}
+    waits_out: dict[int, list[tuple[int, list[int]]]] = {p: [] for p in prims}
+    after: dict[int, list[int]] = {}
     for p in prims:
-        prim = plan.primitives[p]
-        mine = []
         for q, need in firings[p].needs.items():
             if q not in firings or kinds[q] == "write":
                 continue
-            mine.append((q, need, emit_step[q]))
-            channels[q].append((p, _first_steps(need)))
-        inputs[p] = mine
-        after[p] = [q for q in prim.inputs if kinds[q] == "write" and q in firings]
+            need = np.asarray(need, dtype=np.int64)
+            last_taken = _changes(need)
+            waits_in[p].append((q, np.where(last_taken >= 0, emit_step[q][np.maximum(last_taken, 0)]
+                                            if len(emit_step[q]) else -1, -1).tolist()))
+            if depth:
+                popped = _first_steps(need)
+                held = _changes(emits[q]) - (depth + 1)
+                ok = (held >= 0) & (held < len(popped))
+                waits_out[q].append((p, np.where(ok, popped[np.clip(held, 0, max(len(popped) - 1, 0))]
+                                                 if len(popped) else -1, -1).tolist()))
+        after[p] = [q for q in plan.primitives[p].inputs if kinds[q] == "write" and q in firings]
     times: dict[int, list[int]] = {p: [] for p in prims}
-    pending = [p for p in prims if firings[p].steps]
-    slack = depth + 1
+    # Who may move when a primitive takes steps: its consumers (new tokens), its producers (room)
+    # and the ops waiting for its buffer.
+    neighbours: dict[int, set[int]] = {p: set() for p in prims}
+    for p in prims:
+        for q, _ in waits_in[p]:
+            neighbours[q].add(p)
+            neighbours[p].add(q)
+        for q in after[p]:
+            neighbours[q].add(p)
+    steps = {p: firings[p].steps for p in prims}
+    ins_of = {p: [(times[q], w) for q, w in waits_in[p]] for p in prims}
+    outs_of = {p: [(times[c], w) for c, w in waits_out[p]] for p in prims}
+    lists = {p: (times[p], steps[p]) for p in prims}
+    work = deque(p for p in prims if steps[p])
+    queued = set(work)
     last = 0
-    while pending:
-        progressed = False
-        still = []
-        for p in pending:
-            mine = times[p]
-            emits = firings[p].emits
-            n = len(emits)
-            ins = inputs[p]
-            outs = channels[p] if depth else ()
-            s = len(mine)
-            if s == 0 and n:
-                if any(not times[q] for q in after[p]):
-                    still.append(p)
-                    continue
-                start = max((times[q][0] + 1 for q in after[p]), default=0)
-            while s < n:
-                if s:
-                    t = mine[s - 1] + 1
-                    prev_emit = emits[s - 1]
-                else:
-                    t = start
-                    prev_emit = 0
-                ready = True
-                for q, need, produced in ins:
-                    k = need[s]
-                    if k and (s == 0 or k != need[s - 1]):
-                        tq = times[q]
-                        at = produced[k - 1]
-                        if at >= len(tq):
+    while work:
+        p = work.popleft()
+        queued.discard(p)
+        mine = times[p]
+        n = steps[p]
+        s = len(mine)
+        if s == 0:
+            if any(not times[q] for q in after[p]):
+                continue
+            t = max((times[q][0] + 1 for q in after[p]), default=0)
+        else:
+            t = mine[-1] + 1
+        ins = ins_of[p]
+        outs = outs_of[p]
+        begun = s
+        while s < n:
+            ready = True
+            for tq, w in ins:
+                at = w[s]
+                if at >= 0:
+                    if at >= len(tq):
+                        ready = False
+                        break
+                    if tq[at] >= t:
+                        t = tq[at] + 1
+            if ready:
+                for tc, w in outs:
+                    at = w[s]
+                    if at >= 0:
+                        if at >= len(tc):
                             ready = False
                             break
-                        t = max(t, tq[at] + 1)
-                if ready and emits[s] != prev_emit:
-                    j = emits[s] - 1 - slack
-                    if j >= 0:
-                        for c, popped in outs:
-                            if j >= len(popped):
-                                continue
-                            tc = times[c]
-                            at = popped[j]
-                            if at >= len(tc):
-                                ready = False
-                                break
-                            t = max(t, tc[at] + 2)
-                if not ready:
-                    break
-                mine.append(t)
-                s += 1
-                progressed = True
-            if s < n:
-                still.append(p)
-            elif n:
-                last = max(last, mine[-1] + 1)
-        if not progressed:
-            raise Deadlock(f"no primitive of the region can step (queue depth {depth})")
-        pending = still
+                        if tc[at] + 2 > t:
+                            t = tc[at] + 2
+            if not ready:
+                break
+            mine.append(t)
+            t += 1
+            s += 1
+        if s == n:
+            last = max(last, mine[-1] + 1)
+        if s > begun:
+            for m in neighbours[p]:
+                if m not in queued:
+                    done, total = lists[m]
+                    if len(done) < total:
+                        work.append(m)
+                        queued.add(m)
+    if any(len(times[p]) < steps[p] for p in prims):
+        raise Deadlock(f"no primitive of the region can step (queue depth {depth})")
     return last

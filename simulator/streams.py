@@ -53,10 +53,11 @@ def dense(parent: list, extent: int, empty: bool = False) -> list:
     return _expand(parent, lambda tok: [(tok[0] + (c,), {}) for c in coords])
 
 
-def join(a: list, b: list, mode: str) -> tuple[list, list, tuple[list, list, list]]:
+def join(a: list, b: list, mode: str, trace: bool = False) -> tuple[list, list, tuple[list, list, list]]:
     """Intersect ("and"), union ("or") or left join ("left") two aligned coordinate streams.
-    Returns the output, the walked paths (one per cycle that consumed data), and the step trace:
-    per cycle of the merge, the tokens of `a` and of `b` consumed and the tokens emitted so far."""
+    Returns the output, the walked paths (one per cycle that consumed data), and (with `trace`)
+    the steps: per cycle of the merge, the tokens of `a` and of `b` consumed and the tokens
+    emitted so far."""
     out, walked = [], []
     taken_a, taken_b, emitted = [], [], []
     i = j = 0
@@ -96,9 +97,10 @@ def join(a: list, b: list, mode: str) -> tuple[list, list, tuple[list, list, lis
             out.append(ta)
             i += 1
             j += 1
-        taken_a.append(i)
-        taken_b.append(j)
-        emitted.append(len(out))
+        if trace:
+            taken_a.append(i)
+            taken_b.append(j)
+            emitted.append(len(out))
         if ta == DONE and tb == DONE:
             return out, walked, (taken_a, taken_b, emitted)
 
