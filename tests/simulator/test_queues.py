@@ -137,3 +137,72 @@ def test_every_reducer_and_accumulator_trace_matches_its_stream(monkeypatch):
                                       data, BOUNDED, numerics=False)
             assert all(r.run.firings for r in results)
     assert calls == []
+
+
+def _stepped(plan, firings, depth):
+    """The same rules, applied cycle by cycle (an independent check of the event-driven schedule):
+    in cycle t a primitive takes its next step if the tokens it needs were emitted before t and,
+    when it emits token k, every consumer had taken token k - depth - 1 by cycle t - 2."""
+    kinds = {p.pid: p.kind for p in plan.primitives}
+    emitted_at = {p: [] for p in firings}                    # token -> cycle
+    taken_at = {}                                             # (producer, consumer) -> token -> cycle
+    step = {p: 0 for p in firings}
+    consumers = {p: [] for p in firings}
+    for p, f in firings.items():
+        for q in f.needs:
+            if kinds[q] != "write":
+                consumers[q].append(p)
+                taken_at[(q, p)] = []
+    first = {}
+    t = last = 0
+    while any(step[p] < f.steps for p, f in firings.items()):
+        fired = []
+        for p, f in firings.items():
+            s = step[p]
+            if s == f.steps:
+                continue
+            writers = [q for q in plan.primitives[p].inputs if kinds[q] == "write"]
+            if s == 0 and any(q not in first or first[q] + 1 > t for q in writers):
+                continue
+            ok = all(sum(1 for c in emitted_at[q] if c < t) >= need[s]
+                     for q, need in f.needs.items() if kinds[q] != "write")
+            before = f.emits[s - 1] if s else 0
+            if ok and depth and f.emits[s] > before:
+                k = f.emits[s] - 1
+                # (a consumer that never takes token k - depth - 1 does not hold it back)
+                ok = all(sum(1 for when in taken_at[(p, c)] if when <= t - 2) >= k - depth
+                         for c in consumers[p] if firings[c].needs[p][-1] > k - depth - 1)
+            if ok:
+                fired.append(p)
+        for p in fired:
+            f = firings[p]
+            s = step[p]
+            before = f.emits[s - 1] if s else 0
+            emitted_at[p].extend([t] * (f.emits[s] - before))
+            for q, need in f.needs.items():
+                if kinds[q] != "write":
+                    taken = taken_at[(q, p)]
+                    taken.extend([t] * (need[s] - len(taken)))
+            first.setdefault(p, t)
+            step[p] += 1
+            last = t + 1
+        t += 1
+    return last
+
+
+@pytest.mark.parametrize("name,order", [("spmm", ("i", "k", "j")), ("spmm", ("i", "j", "k")),
+                                        ("sddmm", ("i", "j", "k")), ("gcn", None)])
+def test_event_schedule_equals_cycle_by_cycle_stepping(tmp_path, name, order):
+    program = resolve_program(name)
+    binding = bind(program, dims={"spmm": {"N": 6, "J": 3}, "sddmm": {"N": 6, "K": 2},
+                                  "gcn": {"N": 5, "F": 2, "H": 2, "C": 2}}[name])
+    data = materialize(program, binding, 3)
+    if order is None:
+        schedule = random_schedule(program, binding, np.random.default_rng(2))
+    else:
+        schedule = Schedule((RegionSchedule((name,), order, (1, 1, 1)),))
+    results, _ = run_schedule(program, binding, schedule, "exact", "stream", data, BOUNDED, numerics=False)
+    for region in results:
+        for depth in (0, 1, 2, 3):
+            assert simulate(region.plan, region.run.firings, depth) == \
+                _stepped(region.plan, region.run.firings, depth), depth
