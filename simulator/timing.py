@@ -7,9 +7,13 @@
   the product of the par factors on its path, folded onto the hardware's `lanes`. A primitive
   takes (tiles of its busiest lane) + (stop tokens shared over its lanes) + 1 (done) cycles.
   The busiest lane is measured on the data, so skewed fibers show up as imbalance.
-* A fused region is a pipeline: it takes as long as its slowest stage, but no less than its
-  DRAM traffic at `memory_bytes_per_cycle` nor its arithmetic at `peak_ops_per_cycle`, plus
-  the fill latency (`pipeline_fill_cycles` + one cycle per primitive on the longest path).
+  As in the reference, a reducer spends one more cycle on each higher-order stop it emits,
+  and a sparse accumulator, which emits a row only when the next one starts, adds the cycles
+  of its output to those of its input.
+* A fused region is a pipeline: it takes as long as its slowest stage (times the queue stall
+  of bounded queues, `simulator.pipeline`), but no less than its DRAM traffic at
+  `memory_bytes_per_cycle` nor its arithmetic at `peak_ops_per_cycle`, plus the fill latency
+  (one cycle per primitive on the longest path, plus `pipeline_fill_cycles`).
 * Regions run one after another. A region's class (memory- or compute-bound) follows
   `fuseflow.cost.bounds`, the rule the estimate uses too.
 """
