@@ -53,6 +53,8 @@ class RegionRun:
     visits: dict[tuple[str, str], Visits]
     written: dict[str, object]        # tensor -> FiberTree written to memory
     buffers: dict[tuple[str, str], object] = field(default_factory=dict)
+    #: the exact executor's steps per primitive (simulator.firing), for the cycle-level pipeline
+    firings: dict[int, object] = field(default_factory=dict)
 
 
 def lane_layout(vars_: tuple[str, ...], par: dict[str, int]) -> tuple[list[int], list[int]]:

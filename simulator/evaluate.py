@@ -154,14 +154,14 @@ class Machine:
         """Run one region on the current memory without committing its writes."""
         plan = lower_region(self.program, self.binding, rs, self.policy, self.hw.block_size)
         if executor == "exact":
-            run = exact.run_region(plan, self.memory)
+            run = exact.run_region(plan, self.memory, steps=self.hw.queue_depth > 0)
             written = run.written
         else:
             run, patterns = fast.run_region(plan, self.memory)
             written = _fast_values(self.program, self.binding, plan, self.values, patterns, self.numerics)
         traffic = region_traffic(plan, run, self.memory, written, self.hw)
         counters = region_counters(plan, run, written)
-        timing = region_timing(plan, run.counts, traffic.bytes, self.hw)
+        timing = region_timing(plan, run.counts, traffic.bytes, self.hw, run.firings)
         return RegionResult(plan, run, written, traffic, counters, timing)
 
     def commit(self, result: RegionResult) -> None:

@@ -17,6 +17,8 @@ import numpy as np
 from fuseflow.lower.plan import WRITE, Node, OpPlan, RegionPlan
 from simulator.counts import Counts, RegionRun, Visits, path_tiles
 from simulator.fibertree import FiberTree
+from simulator.firing import Firing, accumulator, expanded, one_to_one, proportional, reducer, sink, source
+from simulator.firing import joined as merge_firing
 from simulator.reference import apply_function
 from simulator.streams import (DONE, alu, array, dense, emit_tree, extract, join, locate, repeat, scalar,
                                scan)
@@ -27,9 +29,32 @@ def _paths(stream: list) -> list[tuple]:
 
 
 class _Recorder:
-    def __init__(self, plan: RegionPlan):
+    def __init__(self, plan: RegionPlan, steps: bool):
         self.plan = plan
+        self.steps = steps          # record each primitive's steps (only bounded queues need them)
         self.counts: dict[int, Counts] = {}
+        self.firings: dict[int, Firing] = {}
+
+    def inputs(self, pid: int) -> tuple[int, ...]:
+        return self.plan.primitives[pid].inputs
+
+    def iterate(self, pid: int, parent: list, out: list) -> None:
+        """A level iterator, locator or repeater: its first input (if two) is the parent."""
+        if not self.steps:
+            return
+        ins = self.inputs(pid)
+        if self.plan.primitives[pid].kind in ("locate", "repeat"):
+            parent_pid, signal = (ins[0], ins[1:]) if len(ins) == 2 else (None, ins)
+        else:
+            parent_pid, signal = (ins[0] if ins else None), ()
+        self.firings[pid] = expanded(parent_pid, parent, out, signal) if parent_pid is not None or signal \
+            else source(len(out))
+
+    def pass_through(self, pid: int, n: int) -> None:
+        if not self.steps:
+            return
+        ins = self.inputs(pid)
+        self.firings[pid] = one_to_one(n, ins) if ins else source(n)
 
     def stream(self, pid: int, stream: list, vars_: tuple[str, ...], parent_paths, walked=None) -> None:
         data = sum(1 for t in stream if t.__class__ is tuple)
@@ -39,14 +64,16 @@ class _Recorder:
         self.counts[pid] = Counts(data, stops, len(walked) if walked is not None else 0, tiles, fibers, lanes)
 
 
-def run_region(plan: RegionPlan, memory: dict[str, FiberTree]) -> RegionRun:
-    record = _Recorder(plan)
+def run_region(plan: RegionPlan, memory: dict[str, FiberTree], steps: bool = False) -> RegionRun:
+    """Counts, visits and results of one region; with `steps`, also every primitive's steps for
+    the cycle-level pipeline (simulator.pipeline)."""
+    record = _Recorder(plan, steps)
     visits: dict[tuple[str, str], Visits] = {}
     written: dict[str, FiberTree] = {}
     buffers: dict[tuple[str, str], FiberTree] = {}
     for op in plan.ops:
         _run_op(plan, op, memory, buffers, written, record, visits)
-    return RegionRun(record.counts, visits, written, buffers)
+    return RegionRun(record.counts, visits, written, buffers, record.firings)
 
 
 def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visits) -> None:
@@ -61,6 +88,7 @@ def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visit
     for pid, key in op.root_reads:
         vals[key] = array(refs[key], trees[key])
         record.stream(pid, vals[key], (), [])
+        record.pass_through(pid, len(vals[key]))
     parent = root
     merged_paths: list[list[tuple]] = []
     fiber_refs: dict[tuple[str, int], list] = {}
@@ -79,14 +107,18 @@ def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visit
                 out = scan(refs[node.key], trees[node.key], s, node.key)
                 scanned[(node.key, s)] = out
                 record.stream(node.pid, out, vars_, parent_paths)
+                record.iterate(node.pid, refs[node.key], out)
                 return out
             if node.kind in ("dense", "empty"):
                 out = dense(parent, level.extent, node.kind == "empty")
                 record.stream(node.pid, out, vars_, parent_paths)
+                record.iterate(node.pid, parent, out)
                 return out
             left, right = (node_stream(c) for c in node.children)
-            out, walked = join(left, right, node.kind)
+            out, walked, trace = join(left, right, node.kind, record.steps)
             record.stream(node.pid, out, vars_, parent_paths, walked)
+            if record.steps:
+                record.firings[node.pid] = merge_firing(node.children[0].pid, node.children[1].pid, trace)
             return out
 
         merged = node_stream(level.iterator)
@@ -98,18 +130,25 @@ def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visit
             follower = scan(refs[key], trees[key], s, key)
             scanned[(key, s)] = follower
             record.stream(spid, follower, vars_, parent_paths)
-            merged, walked = join(merged, follower, "left")
+            record.iterate(spid, refs[key], follower)
+            lead = record.inputs(jpid)[0]
+            merged, walked, trace = join(merged, follower, "left", record.steps)
             record.stream(jpid, merged, vars_, parent_paths, walked)
+            if record.steps:
+                record.firings[jpid] = merge_firing(lead, spid, trace)
             joined.add(key)
         if level.fork is not None:
             record.stream(level.fork, merged, vars_, parent_paths)
+            record.pass_through(level.fork, len(merged))
         for key in joined:
             refs[key] = extract(merged, key)
         for pid, key, levels in level.locates:
             inp = op.inputs[key]
+            record.iterate(pid, refs[key], merged)
             refs[key] = locate(refs[key], merged, trees[key], levels, [position[inp.vars[s]] for s in levels])
             record.stream(pid, refs[key], vars_, parent_paths)
         for pid, key, what in level.repeats:
+            record.iterate(pid, refs[key] if what == "ref" else vals[key], merged)
             if what == "ref":
                 refs[key] = repeat(refs[key], merged)
                 record.stream(pid, refs[key], vars_, parent_paths)
@@ -120,20 +159,33 @@ def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visit
             read_refs[key] = refs[key]
             vals[key] = array(refs[key], trees[key])
             record.stream(pid, vals[key], vars_, parent_paths)
+            record.pass_through(pid, len(vals[key]))
         merged_paths.append(_paths(merged))
         parent = merged
     leaf_parent_paths = merged_paths[-2] if len(merged_paths) > 1 else [()]
     value = _evaluate(op, op.expr, vals, parent, record, chain, leaf_parent_paths)
     if op.join is not None:
         record.stream(op.join, value, chain, leaf_parent_paths)
+        record.pass_through(op.join, len(value))
     for edge in op.edges:
         levels, target = _reduce(plan, op, edge, value, merged_paths)
         if edge.reduce_pid is not None:
             record.stream(edge.reduce_pid, value, chain, leaf_parent_paths)
+            if record.steps:
+                record.firings[edge.reduce_pid] = _reduce_firing(plan, op, edge, value, target)
         target_parents = levels[-2] if len(levels) > 1 else [()]
         for pid in (edge.drop_pid, edge.write_pid):
             if pid is not None:
                 record.stream(pid, target, edge.chain, target_parents)
+        if edge.drop_pid is not None:
+            ins = record.inputs(edge.drop_pid)
+            arriving = len(target) if edge.reduce_pid is not None else len(value)
+            if record.steps:
+                record.firings[edge.drop_pid] = one_to_one(arriving, ins) if arriving == len(target) else \
+                    proportional(arriving, len(target), ins)
+        arriving = len(target) if edge.reduce_pid is not None or edge.drop_pid is not None else len(value)
+        if record.steps:
+            record.firings[edge.write_pid] = sink(arriving, record.inputs(edge.write_pid))
         tree = _write(edge, target)
         if edge.target == WRITE:
             written[edge.tensor] = tree
@@ -180,6 +232,7 @@ def _evaluate(op: OpPlan, expr, vals, leaf_stream, record: _Recorder, chain, par
             else:
                 out = alu(lambda a, b, o=e.op: scalar(o, a, b), lhs, rhs)
         record.stream(pid, out, chain, parent_paths)
+        record.pass_through(pid, len(out))
         return out
 
     out = go(expr)
@@ -187,6 +240,7 @@ def _evaluate(op: OpPlan, expr, vals, leaf_stream, record: _Recorder, chain, par
         pid = op.alus[id(expr)]
         out = alu(lambda _: float(expr.value), leaf_stream)
         record.stream(pid, out, chain, parent_paths)
+        record.pass_through(pid, len(out))
     return out
 
 
@@ -218,6 +272,14 @@ def _reduce(plan: RegionPlan, op: OpPlan, edge, stream: list, merged_paths) -> t
         else:
             totals[tkey] = float(sum(group.values()))
     return levels, emit_tree(levels, lambda p: totals.get(p, 0.0))
+
+
+def _reduce_firing(plan: RegionPlan, op: OpPlan, edge, value: list, target: list) -> Firing:
+    src = plan.primitives[edge.reduce_pid].inputs[0]
+    eliminated = [k for k, v in enumerate(op.chain) if v in edge.modes]
+    if plan.primitives[edge.reduce_pid].kind == "reduce":
+        return reducer(src, value, len(eliminated), target)
+    return accumulator(src, value, target, eliminated[0])
 
 
 def _write(edge, target: list) -> FiberTree:

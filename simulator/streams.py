@@ -53,10 +53,13 @@ def dense(parent: list, extent: int, empty: bool = False) -> list:
     return _expand(parent, lambda tok: [(tok[0] + (c,), {}) for c in coords])
 
 
-def join(a: list, b: list, mode: str) -> tuple[list, list]:
+def join(a: list, b: list, mode: str, trace: bool = False) -> tuple[list, list, tuple[list, list, list]]:
     """Intersect ("and"), union ("or") or left join ("left") two aligned coordinate streams.
-    Returns the output and the walked paths (one per cycle that consumed data)."""
+    Returns the output, the walked paths (one per cycle that consumed data), and (with `trace`)
+    the steps: per cycle of the merge, the tokens of `a` and of `b` consumed and the tokens
+    emitted so far."""
     out, walked = [], []
+    taken_a, taken_b, emitted = [], [], []
     i = j = 0
     while True:
         ta, tb = a[i], b[j]
@@ -92,10 +95,14 @@ def join(a: list, b: list, mode: str) -> tuple[list, list]:
         else:
             assert ta == tb, "joined streams close fibers differently"
             out.append(ta)
-            if ta == DONE:
-                return out, walked
             i += 1
             j += 1
+        if trace:
+            taken_a.append(i)
+            taken_b.append(j)
+            emitted.append(len(out))
+        if ta == DONE and tb == DONE:
+            return out, walked, (taken_a, taken_b, emitted)
 
 
 def _aligned(parent: list, child: list):

@@ -7,9 +7,13 @@
   the product of the par factors on its path, folded onto the hardware's `lanes`. A primitive
   takes (tiles of its busiest lane) + (stop tokens shared over its lanes) + 1 (done) cycles.
   The busiest lane is measured on the data, so skewed fibers show up as imbalance.
-* A fused region is a pipeline: it takes as long as its slowest stage, but no less than its
-  DRAM traffic at `memory_bytes_per_cycle` nor its arithmetic at `peak_ops_per_cycle`, plus
-  the fill latency (`pipeline_fill_cycles` + one cycle per primitive on the longest path).
+  As in the reference, a reducer spends one more cycle on each higher-order stop it emits,
+  and a sparse accumulator, which emits a row only when the next one starts, adds the cycles
+  of its output to those of its input.
+* A fused region is a pipeline: it takes as long as its slowest stage (times the queue stall
+  of bounded queues, `simulator.pipeline`), but no less than its DRAM traffic at
+  `memory_bytes_per_cycle` nor its arithmetic at `peak_ops_per_cycle`, plus the fill latency
+  (one cycle per primitive on the longest path, plus `pipeline_fill_cycles`).
 * Regions run one after another. A region's class (memory- or compute-bound) follows
   `fuseflow.cost.bounds`, the rule the estimate uses too.
 """
@@ -25,6 +29,7 @@ from fuseflow.cost.bounds import MEMORY_BOUND, region_class
 from fuseflow.cost.hardware import Hardware
 from fuseflow.lower.plan import RegionPlan
 from simulator.counts import Counts
+from simulator.pipeline import simulate
 
 
 #: what a region's cycles are set by (its largest term; the others overlap with it)
@@ -41,6 +46,7 @@ class Timing:
     bottleneck: str            # the slowest primitive (Primitive.describe), or "memory" / "arithmetic"
     executed_ops: int          # ALU element operations including the zeros inside tiles
     bound: str = "primitive"   # one of BOUNDS
+    queue_stall: float = 1.0   # slowest primitive's slowdown under back-pressure (included in compute_cycles)
 
     @property
     def bound_cycles(self) -> float:
@@ -55,17 +61,43 @@ class Timing:
         return {"cycles": self.cycles, "bound": self.bound, "bound_cycles": self.bound_cycles,
                 "compute_cycles": self.compute_cycles, "memory_cycles": self.memory_cycles,
                 "arithmetic_cycles": self.arithmetic_cycles, "fill_cycles": self.fill_cycles,
-                "bottleneck": self.bottleneck, "roofline": self.roofline}
+                "bottleneck": self.bottleneck, "roofline": self.roofline,
+                "queue_stall": self.queue_stall}
 
 
-def primitive_cycles(counts: Counts, hw: Hardware) -> float:
+def _folded_lanes(counts: Counts, hw: Hardware) -> np.ndarray:
     lanes = np.asarray(counts.lanes if counts.lanes else (counts.tiles,), dtype=np.float64)
     if len(lanes) > hw.lanes:
         folded = np.zeros(hw.lanes, dtype=np.float64)
         np.add.at(folded, np.arange(len(lanes)) % hw.lanes, lanes)
         lanes = folded
+    return lanes
+
+
+def primitive_cycles(counts: Counts, hw: Hardware, emitted: Counts | None = None, kind: str = "") -> float:
+    """Cycles of one primitive. A reducer also spends a cycle on each stop of a higher order it
+    emits, and a sparse accumulator emits its rows after consuming them (`emitted`: the counts
+    of the stream it emits)."""
+    lanes = _folded_lanes(counts, hw)
     width = max(1, len(lanes))
-    return float(lanes.max(initial=0)) + math.ceil(counts.fibers / width) + 1
+    cycles = float(lanes.max(initial=0)) + math.ceil(counts.fibers / width) + 1
+    if emitted is not None and kind == "reduce":
+        # one cycle per closed fiber that emits a stop after its sums (a bare stop passes on)
+        cycles += math.ceil(min(emitted.stops, emitted.fibers) / width)
+    elif emitted is not None and kind == "spacc":
+        out = _folded_lanes(emitted, hw)
+        cycles += float(out.max(initial=0)) + math.ceil(emitted.stops / max(1, len(out)))
+    return cycles
+
+
+def emitted_counts(plan: RegionPlan, counts: dict[int, Counts]) -> dict[int, Counts]:
+    """Reducer / accumulator -> the counts of the stream it emits (its writer's input)."""
+    out = {}
+    for op in plan.ops:
+        for edge in op.edges:
+            if edge.reduce_pid is not None:
+                out[edge.reduce_pid] = counts[edge.drop_pid if edge.drop_pid is not None else edge.write_pid]
+    return out
 
 
 def longest_path(plan: RegionPlan) -> int:
@@ -75,17 +107,32 @@ def longest_path(plan: RegionPlan) -> int:
     return max(depth.values(), default=0)
 
 
-def region_timing(plan: RegionPlan, counts: dict[int, Counts], traffic_bytes: float, hw: Hardware) -> Timing:
+def queue_stall(plan: RegionPlan, firings: dict | None, hw: Hardware) -> float:
+    """How much longer the region's pipeline runs with queues of `queue_depth` tokens than with
+    unbounded ones: the ratio of the two cycle-level simulations (`simulator.pipeline`) of the
+    exact executor's steps. 1 without queue bounds, and for the fast executor, which has no
+    token order (docs/simulator.md states the error of that bound)."""
+    if not hw.queue_depth or not firings:
+        return 1.0
+    unbounded = simulate(plan, firings, 0)
+    return simulate(plan, firings, hw.queue_depth) / unbounded if unbounded else 1.0
+
+
+def region_timing(plan: RegionPlan, counts: dict[int, Counts], traffic_bytes: float, hw: Hardware,
+                  firings: dict | None = None) -> Timing:
     compute, slowest = 0, "none"
     executed = 0
+    emitted = emitted_counts(plan, counts)
     for prim in plan.primitives:
         c = counts[prim.pid]
-        cycles = primitive_cycles(c, hw)
+        cycles = primitive_cycles(c, hw, emitted.get(prim.pid), prim.kind)
         if cycles > compute:
             compute, slowest = cycles, prim.describe()
         if prim.kind == "alu":
             path = plan.op(prim.op).chain
             executed += prim.flops * c.tiles * math.prod(plan.coarsen.get(v, 1) for v in path)
+    stall = queue_stall(plan, firings, hw)
+    compute *= stall
     memory = traffic_bytes / hw.memory_bytes_per_cycle
     arithmetic = executed / hw.peak_ops_per_cycle
     fill = hw.pipeline_fill_cycles + longest_path(plan)
@@ -95,4 +142,5 @@ def region_timing(plan: RegionPlan, counts: dict[int, Counts], traffic_bytes: fl
         bound, slowest = "arithmetic", "arithmetic"
     else:
         bound = "primitive"
-    return Timing(max(compute, memory, arithmetic) + fill, compute, memory, arithmetic, fill, slowest, executed, bound)
+    return Timing(max(compute, memory, arithmetic) + fill, compute, memory, arithmetic, fill, slowest, executed, bound,
+                  stall)

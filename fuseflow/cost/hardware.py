@@ -26,6 +26,7 @@ class Hardware:
     index_bytes: int
     block_size: int
     pipeline_fill_cycles: int
+    queue_depth: int
     source: str = "default"
 
     @property
@@ -38,7 +39,8 @@ def operational_intensity(flops: float, bytes_: float) -> float:
     return flops / bytes_ if bytes_ else float("inf")
 
 
-_INT_KEYS = {"lanes", "onchip_buffer_bytes", "value_bytes", "index_bytes", "block_size", "pipeline_fill_cycles"}
+_INT_KEYS = {"lanes", "onchip_buffer_bytes", "value_bytes", "index_bytes", "block_size", "pipeline_fill_cycles",
+             "queue_depth"}
 
 #: The range of each key. Beyond these, a value is a typo, and would make the simulator
 #: allocate per lane or per block element, or the cost model's figures overflow.
@@ -53,6 +55,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "index_bytes": (1, 64),
     "block_size": (1, 4096),
     "pipeline_fill_cycles": (0, LARGEST),
+    "queue_depth": (0, 4096),
 }
 
 

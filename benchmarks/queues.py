@@ -1,0 +1,108 @@
+"""Bounded queues: how far the fast executor's cycles (no back-pressure) fall below the exact
+executor's cycle-level pipeline, and what the pipeline costs. Prints JSON.
+
+    python benchmarks/queues.py                 # both parts
+    python benchmarks/queues.py --part error --schedules 12
+
+Parts:
+  error       random small data and random legal schedules of the bundled programs, at queue
+              depths 1, 2 and 3: per region, exact cycles / fast cycles - 1 (the fast bound's
+              error) and the stall factor; median, p95 and max, over all regions and per program
+  throughput  the exact executor on layer 1 of GCN (N=600, as benchmarks/simulate.py's exact
+              part) with queues of depth 2: tokens per second including both pipeline runs
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._util import emit, summary  # noqa: E402
+
+PROGRAMS = ["spmm", "sddmm", "gcn", "graphsage", "nested_matmul", "sparse_autoencoder"]
+
+
+def part_error(schedules: int) -> dict:
+    import numpy as np
+
+    from fuseflow.cost.hardware import load_hardware
+    from fuseflow.program.binding import bind
+    from fuseflow.program.bundled import resolve_program
+    from simulator.evaluate import run_schedule
+    from simulator.program_data import materialize
+    from tests.simulator.helpers import SMALL_DIMS, random_schedule
+
+    out: dict = {}
+    for depth in (1, 2, 3):
+        hw = dataclasses.replace(load_hardware(), queue_depth=depth)
+        errors: list[float] = []
+        per_program: dict[str, list[float]] = {}
+        for name in PROGRAMS:
+            program = resolve_program(name)
+            binding = bind(program, dims=SMALL_DIMS[name])
+            rng = np.random.default_rng(depth * 100 + len(name))
+            for k in range(schedules):
+                data = materialize(program, binding, k)
+                schedule = random_schedule(program, binding, rng)
+                exact, _ = run_schedule(program, binding, schedule, "exact", "stream", data, hw, numerics=False)
+                fast, _ = run_schedule(program, binding, schedule, "fast", "stream", data, hw, numerics=False)
+                for re, rf in zip(exact, fast):
+                    error = re.timing.cycles / rf.timing.cycles - 1
+                    errors.append(error)
+                    per_program.setdefault(name, []).append(error)
+        out[f"depth_{depth}"] = {"regions": len(errors), "fast_bound_error": summary(errors),
+                                 "exact_above_fast_share": sum(e > 1e-12 for e in errors) / len(errors),
+                                 "per_program_max": {n: round(max(v), 4) for n, v in per_program.items()}}
+    return out
+
+
+def part_throughput() -> dict:
+    from fuseflow.cost.hardware import load_hardware
+    from fuseflow.program.binding import bind
+    from fuseflow.program.bundled import resolve_program
+    from fuseflow.schedule import RegionSchedule, Schedule
+    from simulator.evaluate import run_schedule
+    from simulator.program_data import materialize
+
+    program = resolve_program("gcn")
+    binding = bind(program, dims={"N": 600, "F": 24})
+    inputs = materialize(program, binding)
+    schedule = Schedule((RegionSchedule(("aggregate1", "transform1", "activate1"), ("i", "k", "f", "h"),
+                                        (1, 1, 1, 1)),
+                         RegionSchedule(("aggregate2",), ("i", "k", "h"), (1, 1, 1)),
+                         RegionSchedule(("transform2",), ("i", "h", "c"), (1, 1, 1)),
+                         RegionSchedule(("bias2",), ("i", "c"), (1, 1))))
+    figures = {}
+    for depth in (0, 2):
+        hw = dataclasses.replace(load_hardware(), queue_depth=depth)
+        start = time.perf_counter()
+        regions, _ = run_schedule(program, binding, schedule, "exact", "accumulate", inputs, hw)
+        seconds = time.perf_counter() - start
+        tokens = sum(c.data + c.stops for r in regions for c in r.run.counts.values())
+        figures[f"depth_{depth}"] = {"tokens": tokens, "seconds": round(seconds, 3),
+                                     "tokens_per_second": round(tokens / seconds),
+                                     "cycles": sum(r.timing.cycles for r in regions),
+                                     "queue_stall": [round(r.timing.queue_stall, 4) for r in regions]}
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--part", choices=["error", "throughput"])
+    parser.add_argument("--schedules", type=int, default=8, help="random schedules per program and depth")
+    args = parser.parse_args()
+    figures = {}
+    if args.part in (None, "error"):
+        figures["error"] = part_error(args.schedules)
+    if args.part in (None, "throughput"):
+        figures["throughput"] = part_throughput()
+    emit(figures)
+
+
+if __name__ == "__main__":
+    main()
