@@ -91,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=10_000, help="generated cases (the hostile ones run too)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--first", type=int, default=0, metavar="I",
+                        help="run generated cases I to I+CASES-1 (resume or split a long run)")
     parser.add_argument("--jobs", type=int, default=2, help="cases at once")
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds before a case counts as a hang")
     parser.add_argument("--reproducers", type=int, default=5, help="failing reproducers to print")
@@ -128,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.replay_hostile:
             return replay(hostile[args.replay_hostile], runner, scratch)
         cases = [] if args.no_hostile else [(f"--replay-hostile {name}", case) for name, case in hostile.items()]
-        cases += [(f"--replay-case {args.seed}:{i}", case_of(args.seed, i, corpus)) for i in range(args.cases)]
+        cases += [(f"--replay-case {args.seed}:{i}", case_of(args.seed, i, corpus))
+                  for i in range(args.first, args.first + args.cases)]
         tally, failures, aborted = Tally(), [], None
         started = time.perf_counter()
         try:
@@ -154,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
             (folder / f"{number}.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
     report.update({"aborted": aborted, "seed": args.seed, "jobs": args.jobs, "timeout": args.timeout,
                    "hostile_cases": 0 if args.no_hostile else len(hostile), "generated_cases": args.cases,
+                   "first_case": args.first,
                    "corpus_seconds": round(corpus_seconds, 2), "seconds": round(seconds, 2),
                    "cases_per_second": round(len(cases) / seconds, 2) if seconds else None,
                    # An internal error is a traceback caught by the last-resort handler: it counts as one.
