@@ -48,6 +48,7 @@ def region_contexts(program: Program, region: Region, order: tuple[str, ...],
     max_vars: dict[str, frozenset[str]] = {}
     closed_by: dict[str, frozenset[str]] = {}
     chain: dict[str, tuple[str, ...]] = {}
+    owned: dict[str, frozenset[str]] = {}
     for name in region.ops:
         op = program.op_by_name[name]
         mapping = region.op_vars[name]
@@ -81,7 +82,38 @@ def region_contexts(program: Program, region: Region, order: tuple[str, ...],
         pending[name] = frozenset(carry)
         max_vars[name] = frozenset(own_reduced) if op.reduce == "max" else frozenset()
         closed_by[name] = frozenset(closed - own)
+        owned[name] = frozenset(own)
+    _hoist(program, region, chain, owned, pending)
     return Contexts(chain, pending, max_vars)
+
+
+def foreign_loops(chain: tuple[str, ...], own: frozenset[str], pending: frozenset[str]) -> tuple[str, ...]:
+    """The loops of other ops an op runs under: neither its own variables nor partial sums it carries."""
+    return tuple(v for v in chain if v not in own and v not in pending)
+
+
+def _hoist(program: Program, region: Region, chain: dict[str, tuple[str, ...]], own: dict[str, frozenset[str]],
+           pending: dict[str, frozenset[str]]) -> None:
+    """The one rule for foreign loops (docs/simulator.md, "Foreign loops"). An op stays under a
+    loop of another op only when every use of its result runs under that loop too: then it is
+    recomputed at each coordinate those uses visit. Otherwise it is hoisted out of the loop and
+    runs once; a consumer under the loop gets its values repeated over the loop's coordinates.
+    A use is an in-region consumer (its final chain) or the write to memory (which keeps no
+    foreign loop). So an empty fiber of a foreign loop loses nothing: an op nested in it is
+    needed only there. Consumers are decided first (reverse program order)."""
+    members = set(region.ops)
+    results = {r.tensor for r in region.results}
+    for name in reversed(region.ops):
+        op = program.op_by_name[name]
+        foreign = foreign_loops(chain[name], own[name], pending[name])
+        if not foreign:
+            continue
+        uses = [set(chain[c]) for c in region.ops if c in members and c != name and any(
+            a.tensor == op.output.tensor for a in program.op_by_name[c].inputs)]
+        if op.output.tensor in results or not uses:
+            uses.append(set())
+        keep = set.intersection(*uses)
+        chain[name] = tuple(v for v in chain[name] if v not in foreign or v in keep)
 
 
 def eliminated_modes(contexts: Contexts, producer: str, keep: set[str]) -> dict[str, str]:

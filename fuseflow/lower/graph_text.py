@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fuseflow.lower.plan import RegionPlan
-from fuseflow.lower.level_support import show
+from fuseflow.analysis.level_support import show
 
 
 def format_graph(plan: RegionPlan) -> str:

@@ -9,7 +9,7 @@ from fuseflow.program.bundled import resolve_program
 from fuseflow.program.binding import bind
 from fuseflow.analysis.unification import unify_region
 from fuseflow.lower import format_graph, lower_region, region_contexts, to_dot
-from fuseflow.lower.level_support import ALL, expression_support, fiber, s_and, s_or, show
+from fuseflow.analysis.level_support import ALL, expression_support, fiber, s_and, s_or, show
 from fuseflow.schedule import RegionSchedule
 from tests.simulator.helpers import SMALL_DIMS
 
