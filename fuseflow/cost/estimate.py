@@ -44,6 +44,9 @@ class RegionCost:
     bytes_read: float
     bytes_written: float
     op_costs: list[OpCost] = field(default_factory=list)
+    #: the reads are the simulator's exactly on data that meets the estimate's assumptions
+    #: (OperandReads.exact); otherwise bytes_read is an upper bound
+    reads_exact: bool = True
 
     @property
     def bytes(self) -> float:
@@ -177,6 +180,10 @@ class OperandReads:
     values: float
     coords: dict[int, float]
     fibers: dict[int, float]
+    #: False when a count projects the op's points across a loop that two sparse operands tie
+    #: to kept loops (GCN fused, `X(k,f)` under `i2 f i k`: the distinct `k` two hops from `i2`);
+    #: the estimate is then an upper bound, since it cannot see which coordinates the hops reach.
+    exact: bool = True
 
     def bytes(self, hw: Hardware) -> float:
         return hw.value_bytes * self.values + hw.index_bytes * sum(
@@ -239,6 +246,13 @@ class RegionCostModel:
         def keep(upto: int) -> set[str]:
             return {chain[k] for k in range(upto + 1) if k < first or k in own}
 
+        # A skipped loop that two sparse operands tie to kept loops (i in A(i2,i)·A(i,k)) makes the
+        # kept coordinates those two hops reach, which stored fractions cannot tell.
+        kept = keep(max(own, default=-1))
+        skipped = {chain[k] for k in range(first, max(own, default=-1) + 1) if k not in own}
+        exact = all(sum(1 for t in thin if s in self.counter.sparse[t][0].vars
+                        and kept & set(self.counter.sparse[t][0].vars)) < 2 for s in skipped)
+
         values = 0.0 if levels is not None else self.points(keep(max(own)), thin) if own else 1.0
         coords, fibers = {}, {}
         for s, fmt in enumerate(operand.formats[:len(vars_)]):
@@ -247,7 +261,7 @@ class RegionCostModel:
             depth = position[operand.vars[s]]
             coords[s] = self.points(keep(depth), thin)
             fibers[s] = self.points(keep(depth - 1), thin) if depth > 0 else 1.0
-        return OperandReads(values, coords, fibers)
+        return OperandReads(values, coords, fibers, exact)
 
     def _reads(self, ctx, fibers, name: str, key: str) -> OperandReads | None:
         """What op `name` reads of operand `key`: as an input, as a demand filter, or nothing."""
@@ -269,16 +283,17 @@ class RegionCostModel:
             alone = self.alone_points[name]
             op_costs.append(OpCost(name, points, points * self.flops_per_point[name],
                                    points / alone if alone else 1.0))
-        bytes_read = 0.0
+        bytes_read, exact = 0.0, True
         for key, size, fits in self.operands:
             if fits:
                 bytes_read += size
                 continue
             # Several readers of one operand share its stream: the largest one counts.
-            bytes_read += max(self._reads(ctx, fibers, n, key).bytes(self.hw) for n in self.region.ops
-                              if self._reads(ctx, fibers, n, key) is not None)
+            reads = [r for r in (self._reads(ctx, fibers, n, key) for n in self.region.ops) if r is not None]
+            bytes_read += max(r.bytes(self.hw) for r in reads)
+            exact &= all(r.exact for r in reads)
         return RegionCost(self.region.ops, order, sum(c.flops for c in op_costs), bytes_read,
-                          self.bytes_written, op_costs)
+                          self.bytes_written, op_costs, exact)
 
 
 def region_cost(program: Program, binding: Binding, region: Region, order: tuple[str, ...],
