@@ -39,7 +39,7 @@ class Timing:
     arithmetic_cycles: float
     fill_cycles: int
     bottleneck: str            # the slowest primitive (Primitive.describe), or "memory" / "arithmetic"
-    executed_ops: int          # ALU element operations including the zeros inside tiles
+    executed_ops: int          # ALU operations and accumulations, including the zeros inside tiles
     bound: str = "primitive"   # one of BOUNDS
 
     @property
@@ -75,6 +75,17 @@ def longest_path(plan: RegionPlan) -> int:
     return max(depth.values(), default=0)
 
 
+def accumulations(plan: RegionPlan, counts: dict[int, Counts]) -> int:
+    """Additions (or maxima) the reducers and accumulators execute, zeros inside tiles included:
+    one per point of each reducing op, however many of its edges close the reduction."""
+    total = 0
+    for op in plan.ops:
+        width = math.prod(op.coarsen.get(v, 1) for v in op.chain)
+        total += max((counts[e.reduce_pid].tiles * width for e in op.edges if e.reduce_pid is not None
+                      and any(m in ("sum", "max") for m in e.modes.values())), default=0)
+    return total
+
+
 def region_timing(plan: RegionPlan, counts: dict[int, Counts], traffic_bytes: float, hw: Hardware) -> Timing:
     compute, slowest = 0, "none"
     executed = 0
@@ -84,8 +95,9 @@ def region_timing(plan: RegionPlan, counts: dict[int, Counts], traffic_bytes: fl
         if cycles > compute:
             compute, slowest = cycles, prim.describe()
         if prim.kind == "alu":
-            path = plan.op(prim.op).chain
-            executed += prim.flops * c.tiles * math.prod(plan.coarsen.get(v, 1) for v in path)
+            op = plan.op(prim.op)
+            executed += prim.flops * c.tiles * math.prod(op.coarsen.get(v, 1) for v in op.chain)
+    executed += accumulations(plan, counts)
     memory = traffic_bytes / hw.memory_bytes_per_cycle
     arithmetic = executed / hw.peak_ops_per_cycle
     fill = hw.pipeline_fill_cycles + longest_path(plan)

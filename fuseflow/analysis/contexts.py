@@ -101,19 +101,32 @@ def _hoist(program: Program, region: Region, chain: dict[str, tuple[str, ...]], 
     A use is an in-region consumer (its final chain) or the write to memory (which keeps no
     foreign loop). So an empty fiber of a foreign loop loses nothing: an op nested in it is
     needed only there. Consumers are decided first (reverse program order)."""
-    members = set(region.ops)
-    results = {r.tensor for r in region.results}
+    users = _users(program, region)
     for name in reversed(region.ops):
-        op = program.op_by_name[name]
         foreign = foreign_loops(chain[name], own[name], pending[name])
         if not foreign:
             continue
-        uses = [set(chain[c]) for c in region.ops if c in members and c != name and any(
-            a.tensor == op.output.tensor for a in program.op_by_name[c].inputs)]
-        if op.output.tensor in results or not uses:
+        consumers, is_result = users[name]
+        uses = [set(chain[c]) for c in consumers]
+        if is_result or not uses:
             uses.append(set())
         keep = set.intersection(*uses)
         chain[name] = tuple(v for v in chain[name] if v not in foreign or v in keep)
+
+
+def _users(program: Program, region: Region) -> dict[str, tuple[list[str], bool]]:
+    """Op -> (its in-region consumers, whether its result leaves the region); memoized per region."""
+    memo = program.memo.setdefault("region_users", {})
+    found = memo.get(region.ops)
+    if found is None or found[0] is not region:
+        results = {r.tensor for r in region.results}
+        table = {}
+        for name in region.ops:
+            tensor = program.op_by_name[name].output.tensor
+            table[name] = ([c for c in region.ops if c != name and any(
+                a.tensor == tensor for a in program.op_by_name[c].inputs)], tensor in results)
+        found = memo[region.ops] = (region, table)
+    return found[1]
 
 
 def eliminated_modes(contexts: Contexts, producer: str, keep: set[str]) -> dict[str, str]:

@@ -63,46 +63,84 @@ class LoopFibers:
         return frozenset().union(*self.visited[op].values()) if self.visited[op] else frozenset()
 
 
+class _RegionFacts:
+    """What does not depend on the order: each op's accesses, consumers, and a memo of its
+    support per pattern of leaves (costing thousands of orders of one region stays cheap)."""
+
+    def __init__(self, program: Program, region: Region):
+        members = set(region.ops)
+        self.results = {r.tensor for r in region.results}
+        self.expr = {name: program.op_by_name[name].expr for name in region.ops}
+        self.output = {name: program.op_by_name[name].output.tensor for name in region.ops}
+        self.consumers = {name: [c for c in region.ops if c != name and any(
+            a.tensor == self.output[name] for a in program.op_by_name[c].inputs)] for name in region.ops}
+        #: op -> [(access, memory key and vars and formats, or producer)]
+        self.inputs: dict[str, list[tuple[Access, str, tuple[str, ...], tuple[str, ...], str | None]]] = {}
+        for name in region.ops:
+            mapping = region.op_vars[name]
+            found = []
+            for access in program.op_by_name[name].inputs:
+                producer = program.producer.get(access.tensor)
+                if producer in members:
+                    found.append((access, buffer_key(access.tensor), (), (), producer))
+                else:
+                    vars_ = tuple(mapping[v] for v in access.indices)
+                    found.append((access, memory_key(access.tensor, vars_), vars_,
+                                  program.tensors[access.tensor].formats, None))
+            self.inputs[name] = found
+        self._supports: dict[tuple, Support] = {}
+
+    def support(self, name: str, leaves: tuple[Support, ...]) -> Support:
+        key = (name, leaves)
+        found = self._supports.get(key)
+        if found is None:
+            table = {access: leaf for (access, *_), leaf in zip(self.inputs[name], leaves)}
+            found = self._supports[key] = expression_support(self.expr[name], table.__getitem__)
+        return found
+
+
+def _facts(program: Program, region: Region) -> _RegionFacts:
+    memo = program.memo.setdefault("loop_fibers", {})
+    found = memo.get(region.ops)
+    if found is None or found[0] is not region:
+        found = memo[region.ops] = (region, _RegionFacts(program, region))
+    return found[1]
+
+
 def region_accesses(program: Program, region: Region, ctx: Contexts) -> dict[str, dict[Access, OpInput]]:
-    members = set(region.ops)
+    facts = _facts(program, region)
     out: dict[str, dict[Access, OpInput]] = {}
     for name in region.ops:
-        op = program.op_by_name[name]
-        mapping = region.op_vars[name]
         found: dict[Access, OpInput] = {}
-        for access in op.inputs:
-            producer = program.producer.get(access.tensor)
-            if producer in members:
+        for access, key, vars_, formats, producer in facts.inputs[name]:
+            if producer is not None:
                 keep = tuple(v for v in ctx.chain[producer] if v in ctx.chain[name])
-                found[access] = OpInput(buffer_key(access.tensor), access.tensor, keep, (), producer)
+                found[access] = OpInput(key, access.tensor, keep, (), producer)
             else:
-                vars_ = tuple(mapping[v] for v in access.indices)
-                found[access] = OpInput(memory_key(access.tensor, vars_), access.tensor, vars_,
-                                        program.tensors[access.tensor].formats, None)
+                found[access] = OpInput(key, access.tensor, vars_, formats, None)
         out[name] = found
     return out
 
 
 def loop_fibers(program: Program, region: Region, ctx: Contexts) -> LoopFibers:
+    facts = _facts(program, region)
     accesses = region_accesses(program, region, ctx)
-    results = {r.tensor for r in region.results}
-    consumers = {name: [c for c in region.ops if c != name and any(
-        a.tensor == program.op_by_name[name].output.tensor for a in program.op_by_name[c].inputs)]
-        for name in region.ops}
-    filters = _demand_filters(program, region, ctx, accesses, consumers, results)
+    filters = _demand_filters(facts, region, ctx, accesses)
     support: dict[str, dict[str, Support]] = {}
     visited: dict[str, dict[str, frozenset[str]]] = {}
     for name in region.ops:
-        op = program.op_by_name[name]
         support[name], visited[name] = {}, {}
+        found = list(accesses[name].values())
+        producer_of = {a.key: a.producer for a in found if a.producer is not None}
         for var in ctx.chain[name]:
-            sup = s_and(expression_support(op.expr, _leaf(accesses[name], var, support)),
-                        *[fiber(k) for k in filters[name].get(var, ())])
+            sup = facts.support(name, tuple(_leaf(a, var, support) for a in found))
+            if filters[name].get(var):
+                sup = s_and(sup, *[fiber(k) for k in filters[name][var]])
             support[name][var] = sup
             keys: set[str] = set()
             for key in conjuncts(sup):
-                if key.endswith("~"):
-                    producer = next(a.producer for a in accesses[name].values() if a.key == key)
+                producer = producer_of.get(key)
+                if producer is not None:
                     keys |= visited[producer].get(var, frozenset())
                 else:
                     keys.add(key)
@@ -110,38 +148,33 @@ def loop_fibers(program: Program, region: Region, ctx: Contexts) -> LoopFibers:
     return LoopFibers(support, filters, visited, accesses)
 
 
-def _leaf(accesses: dict[Access, OpInput], var: str, support: dict[str, dict[str, Support]],
-          buffers_dense: bool = False):
-    def leaf(access: Access) -> Support:
-        found = accesses[access]
-        if var not in found.vars:
+def _leaf(found: OpInput, var: str, support: dict[str, dict[str, Support]], buffers_dense: bool = False) -> Support:
+    if var not in found.vars:
+        return ALL
+    if found.producer is not None:
+        if buffers_dense or support[found.producer][var] == ALL:
             return ALL
-        if found.producer is not None:
-            if buffers_dense or support[found.producer][var] == ALL:
-                return ALL
-            return fiber(found.key)
-        return fiber(found.key) if found.formats[found.vars.index(var)] == "compressed" else ALL
-    return leaf
+        return fiber(found.key)
+    return fiber(found.key) if found.formats[found.vars.index(var)] == "compressed" else ALL
 
 
-def _demand_filters(program, region, ctx: Contexts, accesses, consumers, results) -> dict[str, dict[str, tuple]]:
+def _demand_filters(facts: _RegionFacts, region: Region, ctx: Contexts, accesses) -> dict[str, dict[str, tuple]]:
     """Op -> variable -> keys of the memory operands it is filtered by, consumers first."""
     memory = {a.key: a for per_op in accesses.values() for a in per_op.values() if a.producer is None}
     filters: dict[str, dict[str, tuple[str, ...]]] = {}
     restrict: dict[str, dict[str, set[str]]] = {}
     for name in reversed(region.ops):
         chain = ctx.chain[name]
-        op = program.op_by_name[name]
-        reads = {a.key for a in accesses[name].values()}
-        own = {v: conjuncts(expression_support(op.expr, _leaf(accesses[name], v, {}, buffers_dense=True)))
-               for v in chain}
+        found = list(accesses[name].values())
         chosen: dict[str, tuple[str, ...]] = {}
-        users = consumers[name]
-        if users and op.output.tensor not in results:
+        users = facts.consumers[name]
+        if users and facts.output[name] not in facts.results:
+            reads = {a.key for a in found}
+            passed_key = buffer_key(facts.output[name])
             for depth, v in enumerate(chain):
                 common: set[str] | None = None
                 for c in users:
-                    passed = next(a.vars for a in accesses[c].values() if a.key == buffer_key(op.output.tensor))
+                    passed = next(a.vars for a in accesses[c].values() if a.key == passed_key)
                     got = restrict[c].get(v, set()) if v in passed else set()
                     common = got if common is None else common & got
                 picks = []
@@ -152,5 +185,8 @@ def _demand_filters(program, region, ctx: Contexts, accesses, consumers, results
                 if picks:
                     chosen[v] = tuple(picks)
         filters[name] = chosen
-        restrict[name] = {v: own[v] | set(chosen.get(v, ())) for v in chain}
+        if any(facts.consumers[p] and name in facts.consumers[p] for p in region.ops):
+            own = {v: conjuncts(facts.support(name, tuple(_leaf(a, v, {}, buffers_dense=True) for a in found)))
+                   for v in chain}
+            restrict[name] = {v: own[v] | set(chosen.get(v, ())) for v in chain}
     return filters

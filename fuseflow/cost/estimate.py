@@ -199,6 +199,7 @@ class RegionCostModel:
         self.program, self.region, self.hw = program, region, hw
         self.counter = _PrefixCounter(program, binding, region)
         self._points: dict[tuple, float] = {}
+        self._by_chains: dict[tuple, tuple[list[OpCost], float, bool]] = {}
         self.alone_points = {}
         self.flops_per_point = {name: program.op_by_name[name].flops_per_point for name in region.ops}
         for name in region.ops:
@@ -212,6 +213,9 @@ class RegionCostModel:
             size = stored_bytes(program, binding, operand.tensor, hw)
             self.operands.append((memory_key(operand.tensor, operand.vars), size, size <= hw.onchip_buffer_bytes))
         self.bytes_written = sum(stored_bytes(program, binding, r.tensor, hw) for r in region.results)
+        #: op -> the memory operands it reads
+        self.readers = {name: {memory_key(a.tensor, tuple(region.op_vars[name][v] for v in a.indices))
+                               for a in program.op_by_name[name].inputs} for name in region.ops}
 
     @property
     def compulsory_bytes(self) -> float:
@@ -265,7 +269,7 @@ class RegionCostModel:
 
     def _reads(self, ctx, fibers, name: str, key: str) -> OperandReads | None:
         """What op `name` reads of operand `key`: as an input, as a demand filter, or nothing."""
-        if any(a.key == key for a in fibers.accesses[name].values()):
+        if key in self.readers[name]:
             return self.reads(ctx.chain[name], fibers.thinning(name), key)
         filtered = [v for v, keys in fibers.filters[name].items() if key in keys]
         if not filtered:
@@ -274,8 +278,18 @@ class RegionCostModel:
         return self.reads(ctx.chain[name], fibers.thinning(name), key,
                           1 + max(operand.vars.index(v) for v in filtered))
 
-    def cost(self, order: tuple[str, ...]) -> RegionCost:
-        ctx = region_contexts(self.program, self.region, order)
+    def cost(self, order: tuple[str, ...], policy: str = DEFAULT_POLICY) -> RegionCost:
+        ctx = region_contexts(self.program, self.region, order, policy)
+        # Everything below depends on the chains only, which many orders share.
+        key = tuple(ctx.chain[n] for n in self.region.ops)
+        found = self._by_chains.get(key)
+        if found is None:
+            found = self._by_chains[key] = self._chains_cost(ctx)
+        op_costs, bytes_read, exact = found
+        return RegionCost(self.region.ops, order, sum(c.flops for c in op_costs), bytes_read,
+                          self.bytes_written, op_costs, exact)
+
+    def _chains_cost(self, ctx) -> tuple[list[OpCost], float, bool]:
         fibers = loop_fibers(self.program, self.region, ctx)
         op_costs = []
         for name in self.region.ops:
@@ -292,13 +306,12 @@ class RegionCostModel:
             reads = [r for r in (self._reads(ctx, fibers, n, key) for n in self.region.ops) if r is not None]
             bytes_read += max(r.bytes(self.hw) for r in reads)
             exact &= all(r.exact for r in reads)
-        return RegionCost(self.region.ops, order, sum(c.flops for c in op_costs), bytes_read,
-                          self.bytes_written, op_costs, exact)
+        return op_costs, bytes_read, exact
 
 
 def region_cost(program: Program, binding: Binding, region: Region, order: tuple[str, ...],
-                hw: Hardware) -> RegionCost:
-    return RegionCostModel(program, binding, region, hw).cost(order)
+                hw: Hardware, policy: str = DEFAULT_POLICY) -> RegionCost:
+    return RegionCostModel(program, binding, region, hw).cost(order, policy)
 
 
 def schedule_cost(program: Program, binding: Binding, schedule: Schedule, hw: Hardware) -> ScheduleCost:

@@ -36,6 +36,7 @@ from fuseflow.lower.filters import filter_inputs
 from fuseflow.lower.inputs import Input, buffer_key, memory_key
 from fuseflow.analysis.level_support import ALL, Support, leaves
 from fuseflow.schedule import RegionSchedule
+from fuseflow.schedule.rules import vector_level
 
 WRITE = "memory"
 
@@ -124,6 +125,8 @@ class OpPlan:
     edges: list[Edge]
     filters: dict[str, tuple[str, ...]]
     is_result: bool
+    coarsen: dict[str, int] = field(default_factory=dict)   # elements per token of each level of its streams
+    vector: str | None = None                                # the level its stream shape vectorizes
 
 
 @dataclass
@@ -134,7 +137,7 @@ class RegionPlan:
     policy: str
     extents: dict[str, int]
     par: dict[str, int]
-    coarsen: dict[str, int]
+    coarsen: dict[str, int]       # block mode: the levels of block-sparse operands (each op: OpPlan.coarsen)
     ops: list[OpPlan]
     primitives: list[Primitive]
     contexts: Contexts
@@ -224,6 +227,8 @@ def lower_region(program: Program, binding, rs: RegionSchedule, policy: str = "a
             inputs[key] = inp
         plan = _plan_op(builder, program, region, name, op, chain, inputs, access_key[name], filters[name],
                         fibers.support[name], extents, par, write_pid, op.output.tensor in results)
+        plan.vector = vector_level(region, chain) if rs.stream_shape > 1 else None
+        plan.coarsen = _op_coarsening(coarsen, plan.vector, rs.stream_shape)
         _mark_material(plan)
         final_support[name] = {lv.var: lv.support for lv in plan.levels}
         material_of[name] = {lv.var: lv.material for lv in plan.levels}
@@ -244,17 +249,22 @@ def lower_region(program: Program, binding, rs: RegionSchedule, policy: str = "a
 
 
 def _coarsening(program: Program, region: Region, rs: RegionSchedule, block_size: int) -> dict[str, int]:
-    """Variables whose tokens carry several elements: the innermost level under a stream shape,
-    and the levels of block-sparse operands in block mode."""
+    """Variables whose tokens carry a block in block mode: the levels of block-sparse operands."""
     coarsen: dict[str, int] = {}
-    if rs.stream_shape > 1 and rs.order:
-        coarsen[rs.order[-1]] = rs.stream_shape
     if rs.block_sparse:
         for operand in region.operands:
             if "compressed" in operand.formats and len(operand.formats) >= 2:
                 edge = program.tensors[operand.tensor].block or block_size
                 for v in operand.vars:
                     coarsen[v] = max(coarsen.get(v, 1), edge)
+    return coarsen
+
+
+def _op_coarsening(blocks: dict[str, int], vector: str | None, shape: int) -> dict[str, int]:
+    """One op's tiles: the blocks, and its vectorized level (fuseflow.schedule.rules.vector_level)."""
+    coarsen = dict(blocks)
+    if vector is not None:
+        coarsen[vector] = max(coarsen.get(vector, 1), shape)
     return coarsen
 
 

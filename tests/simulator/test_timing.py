@@ -74,8 +74,18 @@ def test_block_mode_pays_for_whole_tiles():
     scalar = _region("block_attention", ("scores",), ("i", "j", "d"), (1, 1, 1), dims=dims)
     blocked = _region("block_attention", ("scores",), ("i", "j", "d"), (1, 1, 1), block=True, dims=dims)
     assert blocked.regions[0].timing.compute_cycles < scalar.regions[0].timing.compute_cycles / 10
-    # Blocks of M are full (16 x 16), so no zero is computed: executed element operations equal the useful ones.
-    assert blocked.regions[0].timing.executed_ops == blocked.counters["ops"]
+    # Blocks of M are full (16 x 16), so no zero is computed: executed element operations (ALU operations and
+    # the reducer's accumulations) equal the useful ones.
+    assert blocked.regions[0].timing.executed_ops == blocked.flops
+
+
+def test_arithmetic_roof_counts_the_accumulations():
+    """spmm reduces over k: one multiply and one accumulate per point, both on the ALUs' roof."""
+    result = _region("spmm", ("spmm",), ("i", "k", "j"), (1, 1, 1), dims={"N": 7, "J": 3})
+    region = result.regions[0]
+    assert region.counters["reductions"] == region.counters["ops"] > 0
+    assert region.timing.executed_ops == region.counters["ops"] + region.counters["reductions"]
+    assert region.timing.arithmetic_cycles == region.timing.executed_ops / result.report.hardware.peak_ops_per_cycle
 
 
 def test_partially_filled_blocks_compute_their_zeros():
