@@ -130,7 +130,7 @@ def loop_fibers(program: Program, region: Region, ctx: Contexts) -> LoopFibers:
     visited: dict[str, dict[str, frozenset[str]]] = {}
     for name in region.ops:
         support[name], visited[name] = {}, {}
-        found = list(accesses[name].values())
+        found = [accesses[name][access] for access, *_ in facts.inputs[name]]   # the order facts.support expects
         producer_of = {a.key: a.producer for a in found if a.producer is not None}
         for var in ctx.chain[name]:
             sup = facts.support(name, tuple(_leaf(a, var, support) for a in found))
@@ -165,7 +165,7 @@ def _demand_filters(facts: _RegionFacts, region: Region, ctx: Contexts, accesses
     restrict: dict[str, dict[str, set[str]]] = {}
     for name in reversed(region.ops):
         chain = ctx.chain[name]
-        found = list(accesses[name].values())
+        found = [accesses[name][access] for access, *_ in facts.inputs[name]]
         chosen: dict[str, tuple[str, ...]] = {}
         users = facts.consumers[name]
         if users and facts.output[name] not in facts.results:
