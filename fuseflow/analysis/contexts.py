@@ -1,8 +1,10 @@
 """Where each op of a fused region runs: its loop context, as an ordered chain of variables.
 
 This follows docs/cost-model.md ("Execution model"): an op runs under every loop above its
-innermost own variable, except the reductions it waits for. Two policies decide when a
-consumer waits:
+innermost own variable, except the reductions it waits for and the foreign loops (loops of
+other ops) it is hoisted out of: an op stays under a foreign loop only when every use of its
+result runs under it too (`_hoist`; docs/simulator.md, "Foreign loops"). Two policies decide
+when a consumer waits:
 
 * ``accumulate`` (the default): every consumer waits, so a reduction always closes on chip
   before its result is used, as FuseFlow's kernels do. Under this policy the literature's

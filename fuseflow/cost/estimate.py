@@ -2,16 +2,21 @@
 
 The model (docs/cost-model.md has the derivation and a worked example):
 
-* A region runs as one loop nest over its dataflow order. Each op sits at the depth of its
-  innermost own variable, so it runs once per point of the loop prefix down to that depth.
-  Variables of other ops that sit above it multiply its work: that is recomputation. The
-  exception is a reduction the consumer waits for (fuseflow.analysis.contexts has the rule).
-* A prefix's point count is the product of its extents, thinned by every sparse operand whose
-  compressed level lies in the prefix (its stored fraction over the levels in the prefix),
-  assuming independent sparsity patterns.
-* An operand is read from memory once if it fits the on-chip buffer; otherwise once per time
-  the loop nest revisits its stored elements. Region results are written once, and
+* A region runs as one loop nest over its dataflow order. Each op runs over its chain
+  (fuseflow.analysis.contexts): the loop prefix down to its innermost own variable, without
+  the reductions it waits for and the loops of other ops it is hoisted out of. A loop of
+  another op it stays under multiplies its work: that is recomputation.
+* An op's point count is the product of its chain's extents, thinned by the sparse operands
+  its levels visit (fuseflow.analysis.loop_fibers, the rule the lowering builds its graph
+  from), each by its stored fraction over its levels in the chain, assuming independent
+  sparsity patterns.
+* An operand is read from memory once if it fits the on-chip buffer; otherwise as the
+  simulator reads it (values, coordinates and fiber bounds of the visited points, repeats by
+  loops between its own levels served on chip). Region results are written once, and
   intermediates that cross a region boundary are written by one region and read by the next.
+
+On data that meets those assumptions, the figures equal the simulator's counters
+(docs/cost-model.md, "The estimate and the simulator agree").
 """
 
 from __future__ import annotations
