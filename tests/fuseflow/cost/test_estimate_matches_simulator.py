@@ -4,7 +4,8 @@ visits), so on data that meets the estimate's assumptions their figures are equa
 
 * FLOPs: the estimate's equal the simulator's ALU operations plus accumulations, exactly, for
   every region of every bundled program under every legal order (a seeded sample where a
-  region has many), under the default policy.
+  region has many), under the default policy; and so does the arithmetic roof's work
+  (`executed_ops`, scalar streams).
 * Bytes written: equal. Bytes read (with an on-chip buffer of 0 bytes, so that every read
   follows the loops): equal, except where a read is projected across a level of another sparse
   operand (`RegionCost.reads_exact` is False): there the estimate is an upper bound, since it
@@ -100,6 +101,8 @@ def test_estimate_equals_simulated_counters(name):
             estimate = model.cost(order)
             where = (ops, order)
             assert estimate.flops == pytest.approx(simulated.flops, rel=1e-9), where
+            # Scalar streams: the arithmetic roof's work is the FLOPs, accumulations included.
+            assert simulated.timing.executed_ops == simulated.flops, where
             assert estimate.bytes_written == pytest.approx(simulated.traffic.write_bytes, rel=1e-9), where
             if estimate.reads_exact:
                 assert estimate.bytes_read == pytest.approx(simulated.traffic.read_bytes, rel=1e-9), where
