@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from fuseflow.program.expr import is_linear_in
 from fuseflow.program.ir import Program, Region
+from fuseflow.support.memo import BoundedMemo
 from fuseflow.analysis.policies import DEFAULT_POLICY, POLICIES
 
 
@@ -118,7 +119,7 @@ def _hoist(program: Program, region: Region, chain: dict[str, tuple[str, ...]], 
 
 def _users(program: Program, region: Region) -> dict[str, tuple[list[str], bool]]:
     """Op -> (its in-region consumers, whether its result leaves the region); memoized per region."""
-    memo = program.memo.setdefault("region_users", {})
+    memo = program.memo.setdefault("region_users", BoundedMemo())
     found = memo.get(region.ops)
     if found is None or found[0] is not region:
         results = {r.tensor for r in region.results}
