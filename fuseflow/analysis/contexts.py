@@ -105,16 +105,19 @@ def _hoist(program: Program, region: Region, chain: dict[str, tuple[str, ...]], 
     foreign loop). So an empty fiber of a foreign loop loses nothing: an op nested in it is
     needed only there. Consumers are decided first (reverse program order)."""
     users = _users(program, region)
+    kept: dict[str, set[str]] = {}
     for name in reversed(region.ops):
-        foreign = foreign_loops(chain[name], own[name], pending[name])
-        if not foreign:
-            continue
-        consumers, is_result = users[name]
-        uses = [set(chain[c]) for c in consumers]
-        if is_result or not uses:
-            uses.append(set())
-        keep = set.intersection(*uses)
-        chain[name] = tuple(v for v in chain[name] if v not in foreign or v in keep)
+        loops = chain[name]
+        foreign = foreign_loops(loops, own[name], pending[name])
+        if foreign:
+            consumers, is_result = users[name]
+            if is_result or not consumers:
+                drop = set(foreign)
+            else:
+                drop = {v for v in foreign if not all(v in kept[c] for c in consumers)}
+            if drop:
+                chain[name] = loops = tuple(v for v in loops if v not in drop)
+        kept[name] = set(loops)
 
 
 def _users(program: Program, region: Region) -> dict[str, tuple[list[str], bool]]:

@@ -90,6 +90,10 @@ class _RegionFacts:
                                   program.tensors[access.tensor].formats, None))
             self.inputs[name] = found
         self._supports: dict[tuple, Support] = {}
+        #: memory operands stored compressed somewhere: the only possible demand filters
+        self.is_consumer = {name: any(name in users for users in self.consumers.values()) for name in region.ops}
+        self.sparse = {key: vars_ for per_op in self.inputs.values() for _, key, vars_, formats, producer in per_op
+                       if producer is None and "compressed" in formats}
 
     def support(self, name: str, leaves: tuple[Support, ...]) -> Support:
         key = (name, leaves)
@@ -161,8 +165,9 @@ def _leaf(found: OpInput, var: str, support: dict[str, dict[str, Support]], buff
 
 def _demand_filters(facts: _RegionFacts, region: Region, ctx: Contexts, accesses) -> dict[str, dict[str, tuple]]:
     """Op -> variable -> keys of the memory operands it is filtered by, consumers first."""
-    memory = {a.key: a for per_op in accesses.values() for a in per_op.values() if a.producer is None}
-    filters: dict[str, dict[str, tuple[str, ...]]] = {}
+    filters: dict[str, dict[str, tuple[str, ...]]] = {name: {} for name in region.ops}
+    if not facts.sparse:
+        return filters
     restrict: dict[str, dict[str, set[str]]] = {}
     for name in reversed(region.ops):
         chain = ctx.chain[name]
@@ -172,22 +177,25 @@ def _demand_filters(facts: _RegionFacts, region: Region, ctx: Contexts, accesses
         if users and facts.output[name] not in facts.results:
             reads = {a.key for a in found}
             passed_key = buffer_key(facts.output[name])
+            passed = {c: next(a.vars for a in accesses[c].values() if a.key == passed_key) for c in users}
             for depth, v in enumerate(chain):
                 common: set[str] | None = None
                 for c in users:
-                    passed = next(a.vars for a in accesses[c].values() if a.key == passed_key)
-                    got = restrict[c].get(v, set()) if v in passed else set()
+                    got = restrict[c].get(v, set()) if v in passed[c] else set()
                     common = got if common is None else common & got
+                    if not common:
+                        break
                 picks = []
                 for key in sorted(common or ()):
-                    parents = memory[key].vars[: memory[key].vars.index(v)]
-                    if key not in reads and set(parents) <= set(chain[:depth]):
+                    vars_ = facts.sparse[key]
+                    if key not in reads and set(vars_[: vars_.index(v)]) <= set(chain[:depth]):
                         picks.append(key)
                 if picks:
                     chosen[v] = tuple(picks)
         filters[name] = chosen
-        if any(facts.consumers[p] and name in facts.consumers[p] for p in region.ops):
-            own = {v: conjuncts(facts.support(name, tuple(_leaf(a, v, {}, buffers_dense=True) for a in found)))
-                   for v in chain}
-            restrict[name] = {v: own[v] | set(chosen.get(v, ())) for v in chain}
+        if facts.is_consumer[name]:
+            restrict[name] = {}
+            for v in chain:
+                own = conjuncts(facts.support(name, tuple(_leaf(a, v, {}, buffers_dense=True) for a in found)))
+                restrict[name][v] = (own | set(chosen.get(v, ()))) & facts.sparse.keys()
     return filters
