@@ -36,7 +36,6 @@ from fuseflow.lower.filters import filter_inputs
 from fuseflow.lower.inputs import Input, buffer_key, memory_key
 from fuseflow.analysis.level_support import ALL, Support, leaves
 from fuseflow.schedule import RegionSchedule
-from fuseflow.schedule.rules import vector_level
 
 WRITE = "memory"
 
@@ -227,7 +226,7 @@ def lower_region(program: Program, binding, rs: RegionSchedule, policy: str = "a
             inputs[key] = inp
         plan = _plan_op(builder, program, region, name, op, chain, inputs, access_key[name], filters[name],
                         fibers.support[name], extents, par, write_pid, op.output.tensor in results)
-        plan.vector = vector_level(region, chain) if rs.stream_shape > 1 else None
+        plan.vector = _vector_level(region, chain) if rs.stream_shape > 1 else None
         plan.coarsen = _op_coarsening(coarsen, plan.vector, rs.stream_shape)
         _mark_material(plan)
         final_support[name] = {lv.var: lv.support for lv in plan.levels}
@@ -258,6 +257,12 @@ def _coarsening(program: Program, region: Region, rs: RegionSchedule, block_size
                 for v in operand.vars:
                     coarsen[v] = max(coarsen.get(v, 1), edge)
     return coarsen
+
+
+def _vector_level(region: Region, chain: tuple[str, ...]) -> str | None:
+    from fuseflow.schedule.rules import vector_level   # the rules load numpy; opening fuseflow.lower must not
+
+    return vector_level(region, chain)
 
 
 def _op_coarsening(blocks: dict[str, int], vector: str | None, shape: int) -> dict[str, int]:
