@@ -60,7 +60,8 @@ class _Recorder:
         data = sum(1 for t in stream if t.__class__ is tuple)
         stops = sum(1 for t in stream if t.__class__ is int)
         measured = _paths(stream) if walked is None else walked
-        tiles, fibers, lanes = path_tiles(measured, parent_paths, vars_, self.plan.coarsen, self.plan.par)
+        coarsen = self.plan.op(self.plan.primitives[pid].op).coarsen   # each op tiles its own streams
+        tiles, fibers, lanes = path_tiles(measured, parent_paths, vars_, coarsen, self.plan.par)
         self.counts[pid] = Counts(data, stops, len(walked) if walked is not None else 0, tiles, fibers, lanes)
 
 

@@ -67,14 +67,14 @@ class _OpRun:
     def fibers(self, parent: PointSet) -> int:
         key = id(parent)
         if key not in self._fibers:
-            self._fibers[key] = count_points(parent, parent.vars, coarsen=self.plan.coarsen) if parent.vars else 1
+            self._fibers[key] = count_points(parent, parent.vars, coarsen=self.op.coarsen) if parent.vars else 1
         return self._fibers[key]
 
     def record(self, pid: int, points: PointSet, length: int, walk: PointSet | None = None) -> None:
         measured = walk if walk is not None else points
         key = id(measured)
         if key not in self._tiles:
-            self._tiles[key] = (measured, tiles_and_lanes(measured, self.plan))
+            self._tiles[key] = (measured, tiles_and_lanes(measured, self.plan, self.op.coarsen))
         tiles, lanes = self._tiles[key][1]
         parent = self.sets[length - 1] if length else None
         self.counts[pid] = Counts(points.size, self.stops(length), walk.size if walk is not None else 0, tiles,
@@ -148,7 +148,7 @@ class _OpRun:
         deeper = op.levels[level.depth + 1:]
         if node.kind != "scan" or level.leftjoins or level.fork is not None or parent.virtual is not None \
                 or any(lv.material for lv in deeper) \
-                or any(self.plan.coarsen.get(v, 1) > 1 for v in list(parent.cols) + [level.var]):
+                or any(self.op.coarsen.get(v, 1) > 1 for v in list(parent.cols) + [level.var]):
             return False
         inp = op.inputs[node.key]
         s = inp.vars.index(level.var)
@@ -277,8 +277,8 @@ class _OpRun:
         with_children = [0] + [1 if targets[0].size else 0] + [
             count_points(targets[e], targets[e - 1].vars) for e in range(1, d)]
         bare = sum(sizes[e - 1] - with_children[e] for e in range(1, d))
-        tiles, lanes = tiles_and_lanes(targets[-1], self.plan)
-        fibers = count_points(targets[-2], targets[-2].vars, coarsen=self.plan.coarsen) if d > 1 else 1
+        tiles, lanes = tiles_and_lanes(targets[-1], self.plan, self.op.coarsen)
+        fibers = count_points(targets[-2], targets[-2].vars, coarsen=self.op.coarsen) if d > 1 else 1
         return Counts(sizes[d], sizes[d - 1] + bare, 0, tiles, fibers, lanes)
 
     def visits(self) -> dict[tuple[str, str], Visits]:

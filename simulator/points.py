@@ -143,15 +143,15 @@ def count_points(points: PointSet, keep: tuple[str, ...], rows: np.ndarray | Non
     return distinct(points, keep, coarsen, rows)[0]
 
 
-def tiles_and_lanes(points: PointSet, plan: RegionPlan) -> tuple[int, tuple[int, ...]]:
+def tiles_and_lanes(points: PointSet, plan: RegionPlan, coarsen: dict[str, int]) -> tuple[int, tuple[int, ...]]:
+    """Tiles of a stream (distinct paths coarsened by its op's `coarsen`) and tiles per lane."""
     vars_ = points.vars
     if points.virtual is not None:
-        return _virtual_tiles(points, plan)
-    count, first, _ = distinct(points, vars_, plan.coarsen)
+        return _virtual_tiles(points, plan, coarsen)
+    count, first, _ = distinct(points, vars_, coarsen)
     par = [v for v in vars_ if plan.par.get(v, 1) > 1]
     if not par:
         return count, (count,)
-    coarsen = plan.coarsen
     material_par = [v for v in par if v in points.cols]
     shape = [plan.par[v] for v in par]
     lanes = np.zeros(shape, dtype=np.float64)   # float: recomputation can exceed int64
@@ -180,9 +180,8 @@ def tiles_and_lanes(points: PointSet, plan: RegionPlan) -> tuple[int, tuple[int,
     return count, tuple(int(x) for x in lanes.ravel())
 
 
-def _virtual_tiles(points: PointSet, plan: RegionPlan) -> tuple[int, tuple[int, ...]]:
+def _virtual_tiles(points: PointSet, plan: RegionPlan, coarsen: dict[str, int]) -> tuple[int, tuple[int, ...]]:
     """Tiles and lanes of a set with a virtual level (no material variable is coarsened)."""
-    coarsen = plan.coarsen
     free_tiles = {v: -(-points.extents[v] // coarsen.get(v, 1)) for v in points.free}
     count = int(points.weights.sum()) * math.prod(free_tiles.values())
     par = [v for v in points.vars if plan.par.get(v, 1) > 1]

@@ -44,7 +44,7 @@ class Timing:
     arithmetic_cycles: float
     fill_cycles: int
     bottleneck: str            # the slowest primitive (Primitive.describe), or "memory" / "arithmetic"
-    executed_ops: int          # ALU element operations including the zeros inside tiles
+    executed_ops: int          # ALU operations and accumulations, including the zeros inside tiles
     bound: str = "primitive"   # one of BOUNDS
     queue_stall: float = 1.0   # slowest primitive's slowdown under back-pressure (included in compute_cycles)
 
@@ -118,6 +118,17 @@ def queue_stall(plan: RegionPlan, firings: dict | None, hw: Hardware) -> float:
     return simulate(plan, firings, hw.queue_depth) / unbounded if unbounded else 1.0
 
 
+def accumulations(plan: RegionPlan, counts: dict[int, Counts]) -> int:
+    """Additions (or maxima) the reducers and accumulators execute, zeros inside tiles included:
+    one per point of each reducing op, however many of its edges close the reduction."""
+    total = 0
+    for op in plan.ops:
+        width = math.prod(op.coarsen.get(v, 1) for v in op.chain)
+        total += max((counts[e.reduce_pid].tiles * width for e in op.edges if e.reduce_pid is not None
+                      and any(m in ("sum", "max") for m in e.modes.values())), default=0)
+    return total
+
+
 def region_timing(plan: RegionPlan, counts: dict[int, Counts], traffic_bytes: float, hw: Hardware,
                   firings: dict | None = None) -> Timing:
     compute, slowest = 0, "none"
@@ -129,8 +140,9 @@ def region_timing(plan: RegionPlan, counts: dict[int, Counts], traffic_bytes: fl
         if cycles > compute:
             compute, slowest = cycles, prim.describe()
         if prim.kind == "alu":
-            path = plan.op(prim.op).chain
-            executed += prim.flops * c.tiles * math.prod(plan.coarsen.get(v, 1) for v in path)
+            op = plan.op(prim.op)
+            executed += prim.flops * c.tiles * math.prod(op.coarsen.get(v, 1) for v in op.chain)
+    executed += accumulations(plan, counts)
     stall = queue_stall(plan, firings, hw)
     compute *= stall
     memory = traffic_bytes / hw.memory_bytes_per_cycle

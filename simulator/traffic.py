@@ -73,9 +73,10 @@ def region_counters(plan: RegionPlan, run: RegionRun, written: dict) -> dict[str
     ops = sum(c.data * alus[pid] for pid, c in run.counts.items() if pid in alus)
     reductions = 0
     for op in plan.ops:
-        for edge in op.edges:
-            if edge.reduce_pid is not None and any(m in REDUCING for m in edge.modes.values()):
-                reductions += run.counts[edge.reduce_pid].data
+        # One accumulation per point, however many edges close it (each edge has its own reducer).
+        reductions += max((run.counts[edge.reduce_pid].data for edge in op.edges
+                           if edge.reduce_pid is not None and any(m in REDUCING for m in edge.modes.values())),
+                          default=0)
     value_reads = sum(v.values for v in run.visits.values())
     coord_reads = sum(sum(v.coords.values()) for v in run.visits.values())
     value_writes = sum(int(t.stored()) for t in written.values())

@@ -1,8 +1,10 @@
 """Where each op of a fused region runs: its loop context, as an ordered chain of variables.
 
 This follows docs/cost-model.md ("Execution model"): an op runs under every loop above its
-innermost own variable, except the reductions it waits for. Two policies decide when a
-consumer waits:
+innermost own variable, except the reductions it waits for and the foreign loops (loops of
+other ops) it is hoisted out of: an op stays under a foreign loop only when every use of its
+result runs under it too (`_hoist`; docs/simulator.md, "Foreign loops"). Two policies decide
+when a consumer waits:
 
 * ``accumulate`` (the default): every consumer waits, so a reduction always closes on chip
   before its result is used, as FuseFlow's kernels do. Under this policy the literature's
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 
 from fuseflow.program.expr import is_linear_in
 from fuseflow.program.ir import Program, Region
+from fuseflow.support.memo import BoundedMemo
 from fuseflow.analysis.policies import DEFAULT_POLICY, POLICIES
 
 
@@ -48,6 +51,7 @@ def region_contexts(program: Program, region: Region, order: tuple[str, ...],
     max_vars: dict[str, frozenset[str]] = {}
     closed_by: dict[str, frozenset[str]] = {}
     chain: dict[str, tuple[str, ...]] = {}
+    owned: dict[str, frozenset[str]] = {}
     for name in region.ops:
         op = program.op_by_name[name]
         mapping = region.op_vars[name]
@@ -81,7 +85,54 @@ def region_contexts(program: Program, region: Region, order: tuple[str, ...],
         pending[name] = frozenset(carry)
         max_vars[name] = frozenset(own_reduced) if op.reduce == "max" else frozenset()
         closed_by[name] = frozenset(closed - own)
+        owned[name] = frozenset(own)
+    _hoist(program, region, chain, owned, pending)
     return Contexts(chain, pending, max_vars)
+
+
+def foreign_loops(chain: tuple[str, ...], own: frozenset[str], pending: frozenset[str]) -> tuple[str, ...]:
+    """The loops of other ops an op runs under: neither its own variables nor partial sums it carries."""
+    return tuple(v for v in chain if v not in own and v not in pending)
+
+
+def _hoist(program: Program, region: Region, chain: dict[str, tuple[str, ...]], own: dict[str, frozenset[str]],
+           pending: dict[str, frozenset[str]]) -> None:
+    """The one rule for foreign loops (docs/simulator.md, "Foreign loops"). An op stays under a
+    loop of another op only when every use of its result runs under that loop too: then it is
+    recomputed at each coordinate those uses visit. Otherwise it is hoisted out of the loop and
+    runs once; a consumer under the loop gets its values repeated over the loop's coordinates.
+    A use is an in-region consumer (its final chain) or the write to memory (which keeps no
+    foreign loop). So an empty fiber of a foreign loop loses nothing: an op nested in it is
+    needed only there. Consumers are decided first (reverse program order)."""
+    users = _users(program, region)
+    kept: dict[str, set[str]] = {}
+    for name in reversed(region.ops):
+        loops = chain[name]
+        foreign = foreign_loops(loops, own[name], pending[name])
+        if foreign:
+            consumers, is_result = users[name]
+            if is_result or not consumers:
+                drop = set(foreign)
+            else:
+                drop = {v for v in foreign if not all(v in kept[c] for c in consumers)}
+            if drop:
+                chain[name] = loops = tuple(v for v in loops if v not in drop)
+        kept[name] = set(loops)
+
+
+def _users(program: Program, region: Region) -> dict[str, tuple[list[str], bool]]:
+    """Op -> (its in-region consumers, whether its result leaves the region); memoized per region."""
+    memo = program.memo.setdefault("region_users", BoundedMemo())
+    found = memo.get(region.ops)
+    if found is None or found[0] is not region:
+        results = {r.tensor for r in region.results}
+        table = {}
+        for name in region.ops:
+            tensor = program.op_by_name[name].output.tensor
+            table[name] = ([c for c in region.ops if c != name and any(
+                a.tensor == tensor for a in program.op_by_name[c].inputs)], tensor in results)
+        found = memo[region.ops] = (region, table)
+    return found[1]
 
 
 def eliminated_modes(contexts: Contexts, producer: str, keep: set[str]) -> dict[str, str]:

@@ -2,16 +2,21 @@
 
 The model (docs/cost-model.md has the derivation and a worked example):
 
-* A region runs as one loop nest over its dataflow order. Each op sits at the depth of its
-  innermost own variable, so it runs once per point of the loop prefix down to that depth.
-  Variables of other ops that sit above it multiply its work: that is recomputation. The
-  exception is a reduction the consumer waits for (fuseflow.analysis.contexts has the rule).
-* A prefix's point count is the product of its extents, thinned by every sparse operand whose
-  compressed level lies in the prefix (its stored fraction over the levels in the prefix),
-  assuming independent sparsity patterns.
-* An operand is read from memory once if it fits the on-chip buffer; otherwise once per time
-  the loop nest revisits its stored elements. Region results are written once, and
+* A region runs as one loop nest over its dataflow order. Each op runs over its chain
+  (fuseflow.analysis.contexts): the loop prefix down to its innermost own variable, without
+  the reductions it waits for and the loops of other ops it is hoisted out of. A loop of
+  another op it stays under multiplies its work: that is recomputation.
+* An op's point count is the product of its chain's extents, thinned by the sparse operands
+  its levels visit (fuseflow.analysis.loop_fibers, the rule the lowering builds its graph
+  from), each by its stored fraction over its levels in the chain, assuming independent
+  sparsity patterns.
+* An operand is read from memory once if it fits the on-chip buffer; otherwise as the
+  simulator reads it (values, coordinates and fiber bounds of the visited points, repeats by
+  loops between its own levels served on chip). Region results are written once, and
   intermediates that cross a region boundary are written by one region and read by the next.
+
+On data that meets those assumptions, the figures equal the simulator's counters
+(docs/cost-model.md, "The estimate and the simulator agree").
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from dataclasses import dataclass, field
 from fuseflow.program.binding import Binding
 from fuseflow.cost.bounds import ScheduleBound, region_class, schedule_bound
 from fuseflow.analysis.contexts import DEFAULT_POLICY, region_contexts
+from fuseflow.analysis.loop_fibers import loop_fibers, memory_key
 from fuseflow.cost.hardware import Hardware, operational_intensity
 from fuseflow.program.ir import Operand, Program, Region
 from fuseflow.analysis.unification import unify_region
@@ -43,6 +49,9 @@ class RegionCost:
     bytes_read: float
     bytes_written: float
     op_costs: list[OpCost] = field(default_factory=list)
+    #: the reads are the simulator's exactly on data that meets the estimate's assumptions
+    #: (OperandReads.exact); otherwise bytes_read is an upper bound
+    reads_exact: bool = True
 
     @property
     def bytes(self) -> float:
@@ -125,22 +134,30 @@ def stored_bytes(program: Program, binding: Binding, tensor: str, hw: Hardware) 
 
 
 class _PrefixCounter:
-    """Point counts of loop prefixes of one region under one binding."""
+    """Point counts of sets of loop variables of one region under one binding: the product of
+    their extents, thinned by given sparse operands (each by its stored fraction over its
+    leading levels in the set; patterns are taken as independent)."""
 
     def __init__(self, program: Program, binding: Binding, region: Region):
         self.extent = {v: binding.extent(d) for v, d in region.var_dims.items()}
-        self.sparse: list[tuple[Operand, tuple[int, ...], tuple[int, ...]]] = []
+        self.sparse: dict[str, tuple[Operand, tuple[int, ...], tuple[int, ...]]] = {}
         for operand in region.operands:
-            if "compressed" in operand.formats:
-                decl = program.tensors[operand.tensor]
-                sizes = tuple(binding.extent(d) for d in decl.dims)
-                self.sparse.append((operand, sizes, binding.stats[operand.tensor].level_counts))
+            decl = program.tensors[operand.tensor]
+            sizes = tuple(binding.extent(d) for d in decl.dims)
+            self.sparse[memory_key(operand.tensor, operand.vars)] = (operand, sizes,
+                                                                    binding.stats[operand.tensor].level_counts)
 
-    def points(self, prefix: set[str]) -> float:
+    def points(self, prefix: set[str] | frozenset[str], thinning=None) -> float:
+        """Points of `prefix`, thinned by the operands named in `thinning` (memory keys; all the
+        region's sparse operands when None)."""
         total = 1.0
         for var in prefix:
             total *= self.extent[var]
-        for operand, sizes, counts in self.sparse:
+        keys = self.sparse if thinning is None else thinning
+        for key in keys:
+            operand, sizes, counts = self.sparse[key]
+            if "compressed" not in operand.formats:
+                continue
             depth = 0
             while depth < len(operand.vars) and operand.vars[depth] in prefix:
                 depth += 1
@@ -159,79 +176,147 @@ def op_contexts(program: Program, region: Region, order: tuple[str, ...],
     return {op: set(chain) for op, chain in region_contexts(program, region, order, policy).chain.items()}
 
 
+@dataclass(frozen=True)
+class OperandReads:
+    """What one reader visits of a memory operand, as the simulator counts it
+    (simulator/traffic.py): distinct value reads, and per compressed level the coordinates
+    read and the fibers opened, without the repeats of loops between the operand's levels."""
+
+    values: float
+    coords: dict[int, float]
+    fibers: dict[int, float]
+    #: False when a count projects the op's points across a loop that two sparse operands tie
+    #: to kept loops (GCN fused, `X(k,f)` under `i2 f i k`: the distinct `k` two hops from `i2`);
+    #: the estimate is then an upper bound, since it cannot see which coordinates the hops reach.
+    exact: bool = True
+
+    def bytes(self, hw: Hardware) -> float:
+        return hw.value_bytes * self.values + hw.index_bytes * sum(
+            c + 2 * self.fibers.get(s, 0.0) for s, c in self.coords.items())
+
+
 class RegionCostModel:
     """The cost of one region under any of its orders: what does not depend on the order
     (operand sizes, each op alone, bytes written) is worked out once, so costing many orders
     of one region (fuseflow.cost.hints) stays cheap."""
 
     def __init__(self, program: Program, binding: Binding, region: Region, hw: Hardware):
-        self.program, self.region = program, region
+        self.program, self.region, self.hw = program, region, hw
         self.counter = _PrefixCounter(program, binding, region)
-        self._points: dict[frozenset[str], float] = {}
+        self._points: dict[tuple, float] = {}
+        self._by_chains: dict[tuple, tuple[list[OpCost], float, bool]] = {}
         self.alone_points = {}
         self.flops_per_point = {name: program.op_by_name[name].flops_per_point for name in region.ops}
         for name in region.ops:
             alone_region = unify_region(program, (name,))
-            self.alone_points[name] = _PrefixCounter(program, binding, alone_region).points(set(alone_region.vars))
-        #: per operand: its stored bytes, stored elements, and its readers when it does not fit
-        #: the on-chip buffer (then the order decides how often it is read)
-        self.operands: list[tuple[float, int, list[str] | None]] = []
+            alone = loop_fibers(program, alone_region, region_contexts(program, alone_region, alone_region.vars))
+            self.alone_points[name] = _PrefixCounter(program, binding, alone_region).points(
+                set(alone_region.vars), alone.thinning(name))
+        #: per operand: its key, stored bytes, and whether it fits the on-chip buffer (then it is read once)
+        self.operands: list[tuple[str, float, bool]] = []
         for operand in region.operands:
             size = stored_bytes(program, binding, operand.tensor, hw)
-            readers = None if size <= hw.onchip_buffer_bytes else [
-                n for n in region.ops if any(a.tensor == operand.tensor for a in program.op_by_name[n].inputs)]
-            self.operands.append((size, binding.stats[operand.tensor].stored, readers))
+            self.operands.append((memory_key(operand.tensor, operand.vars), size, size <= hw.onchip_buffer_bytes))
         self.bytes_written = sum(stored_bytes(program, binding, r.tensor, hw) for r in region.results)
+        #: op -> the memory operands it reads
+        self.readers = {name: {memory_key(a.tensor, tuple(region.op_vars[name][v] for v in a.indices))
+                               for a in program.op_by_name[name].inputs} for name in region.ops}
 
     @property
     def compulsory_bytes(self) -> float:
         """Every operand read once and every result written once: traffic no order avoids."""
-        return sum(size for size, _, _ in self.operands) + self.bytes_written
+        return sum(size for _, size, _ in self.operands) + self.bytes_written
 
-    def points(self, prefix: set[str]) -> float:
-        key = frozenset(prefix)
+    def points(self, prefix: set[str] | frozenset[str], thinning=None) -> float:
+        key = (frozenset(prefix), None if thinning is None else frozenset(thinning))
         found = self._points.get(key)
         if found is None:
-            found = self._points[key] = self.counter.points(prefix)
+            found = self._points[key] = self.counter.points(prefix, thinning)
         return found
 
     def streamed_bytes(self, order: tuple[str, ...]) -> float:
-        """Bytes moved under `order` as the simulator streams dense reuse (simulator/traffic.py):
-        an operand larger than the buffer is re-read by the loops outside its outermost
-        variable, while loops between its variables repeat its stream on chip. An estimate:
-        it ignores the filtering of an operand's reads by the sparse operands it meets."""
-        total = self.bytes_written
-        for operand, (size, stored, readers) in zip(self.region.operands, self.operands):
-            if readers is None:
-                total += size
-                continue
-            first = min(order.index(var) for var in operand.vars) if operand.vars else len(order)
-            visits = self.points(set(order[:first]) | set(operand.vars))
-            total += size * max(1.0, visits / stored if stored else 1.0)
-        return total
+        """Bytes moved under `order` as the simulator streams dense reuse (simulator/traffic.py)."""
+        return self.cost(order).bytes
 
-    def cost(self, order: tuple[str, ...]) -> RegionCost:
-        contexts = op_contexts(self.program, self.region, order)
+    def reads(self, chain: tuple[str, ...], thinning: frozenset[str], key: str, levels: int | None = None) -> OperandReads:
+        """What an op with this chain and these thinning operands reads of the memory operand
+        `key` (the simulator's rule, simulator.counts: loops of other ops between the operand's
+        own levels repeat its stream on chip; loops above its first level re-read it). A demand
+        filter (`levels`: the levels it scans) reads coordinates only."""
+        operand = self.counter.sparse[key][0]
+        vars_ = operand.vars if levels is None else operand.vars[:levels]
+        position = {v: i for i, v in enumerate(chain)}
+        own = [position[v] for v in vars_]
+        first = min(own) if own else 0
+        # An operand the op reads but does not iterate (a left join: `S` in `M * exp(S - m)`) is
+        # taken as stored wherever the op visits it: such operands are computed under the same mask.
+        thin = thinning
+
+        def keep(upto: int) -> set[str]:
+            return {chain[k] for k in range(upto + 1) if k < first or k in own}
+
+        # A skipped loop that two sparse operands tie to kept loops (i in A(i2,i)·A(i,k)) makes the
+        # kept coordinates those two hops reach, which stored fractions cannot tell.
+        kept = keep(max(own, default=-1))
+        skipped = {chain[k] for k in range(first, max(own, default=-1) + 1) if k not in own}
+        exact = all(sum(1 for t in thin if s in self.counter.sparse[t][0].vars
+                        and kept & set(self.counter.sparse[t][0].vars)) < 2 for s in skipped)
+
+        values = 0.0 if levels is not None else self.points(keep(max(own)), thin) if own else 1.0
+        coords, fibers = {}, {}
+        for s, fmt in enumerate(operand.formats[:len(vars_)]):
+            if fmt != "compressed":
+                continue
+            depth = position[operand.vars[s]]
+            coords[s] = self.points(keep(depth), thin)
+            fibers[s] = self.points(keep(depth - 1), thin) if depth > 0 else 1.0
+        return OperandReads(values, coords, fibers, exact)
+
+    def _reads(self, ctx, fibers, name: str, key: str) -> OperandReads | None:
+        """What op `name` reads of operand `key`: as an input, as a demand filter, or nothing."""
+        if key in self.readers[name]:
+            return self.reads(ctx.chain[name], fibers.thinning(name), key)
+        filtered = [v for v, keys in fibers.filters[name].items() if key in keys]
+        if not filtered:
+            return None
+        operand = self.counter.sparse[key][0]
+        return self.reads(ctx.chain[name], fibers.thinning(name), key,
+                          1 + max(operand.vars.index(v) for v in filtered))
+
+    def cost(self, order: tuple[str, ...], policy: str = DEFAULT_POLICY) -> RegionCost:
+        ctx = region_contexts(self.program, self.region, order, policy)
+        # Everything below depends on the chains only, which many orders share.
+        key = tuple(ctx.chain[n] for n in self.region.ops)
+        found = self._by_chains.get(key)
+        if found is None:
+            found = self._by_chains[key] = self._chains_cost(ctx)
+        op_costs, bytes_read, exact = found
+        return RegionCost(self.region.ops, order, sum(c.flops for c in op_costs), bytes_read,
+                          self.bytes_written, op_costs, exact)
+
+    def _chains_cost(self, ctx) -> tuple[list[OpCost], float, bool]:
+        fibers = loop_fibers(self.program, self.region, ctx)
         op_costs = []
         for name in self.region.ops:
-            points = self.points(contexts[name])
+            points = self.points(ctx.chain[name], fibers.thinning(name))
             alone = self.alone_points[name]
             op_costs.append(OpCost(name, points, points * self.flops_per_point[name],
                                    points / alone if alone else 1.0))
-        bytes_read = 0.0
-        for size, stored, readers in self.operands:
-            if readers is None:
+        bytes_read, exact = 0.0, True
+        for key, size, fits in self.operands:
+            if fits:
                 bytes_read += size
                 continue
-            visits = max(self.points(contexts[n]) for n in readers)
-            bytes_read += size * max(1.0, visits / stored if stored else 1.0)
-        return RegionCost(self.region.ops, order, sum(c.flops for c in op_costs), bytes_read,
-                          self.bytes_written, op_costs)
+            # Several readers of one operand share its stream: the largest one counts.
+            reads = [r for r in (self._reads(ctx, fibers, n, key) for n in self.region.ops) if r is not None]
+            bytes_read += max(r.bytes(self.hw) for r in reads)
+            exact &= all(r.exact for r in reads)
+        return op_costs, bytes_read, exact
 
 
 def region_cost(program: Program, binding: Binding, region: Region, order: tuple[str, ...],
-                hw: Hardware) -> RegionCost:
-    return RegionCostModel(program, binding, region, hw).cost(order)
+                hw: Hardware, policy: str = DEFAULT_POLICY) -> RegionCost:
+    return RegionCostModel(program, binding, region, hw).cost(order, policy)
 
 
 def schedule_cost(program: Program, binding: Binding, schedule: Schedule, hw: Hardware) -> ScheduleCost:

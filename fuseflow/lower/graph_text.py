@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fuseflow.lower.plan import RegionPlan
-from fuseflow.lower.level_support import show
+from fuseflow.analysis.level_support import show
 
 
 def format_graph(plan: RegionPlan) -> str:
@@ -11,7 +11,8 @@ def format_graph(plan: RegionPlan) -> str:
     par = " ".join(f"{v}x{f}" for v, f in plan.par.items()) or "none"
     modes = []
     if rs.stream_shape > 1:
-        modes.append(f"vector {rs.stream_shape} on {rs.order[-1]}")
+        vectors = " ".join(f"{op.name}:{op.vector}" for op in plan.ops if op.vector) or "no level"
+        modes.append(f"vector {rs.stream_shape} on {vectors}")
     if rs.block_sparse:
         modes.append("block " + " ".join(f"{v}/{c}" for v, c in plan.coarsen.items()))
     lines = [f"region [{' '.join(plan.region.ops)}] order {' '.join(rs.order)} policy {plan.policy}",

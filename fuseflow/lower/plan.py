@@ -31,9 +31,10 @@ from fuseflow.program.expr import FUNCTION_FLOPS, Access, Call, Const, Expr, Neg
 from fuseflow.program.ir import Program, Region
 from fuseflow.analysis.unification import unify_region
 from fuseflow.analysis.contexts import Contexts, eliminated_modes, region_contexts
-from fuseflow.lower.filters import demand_filters, filter_inputs
-from fuseflow.lower.inputs import Input, buffer_key, leaf_support, memory_key
-from fuseflow.lower.level_support import ALL, Support, expression_support, fiber, leaves, s_and
+from fuseflow.analysis.loop_fibers import loop_fibers
+from fuseflow.lower.filters import filter_inputs
+from fuseflow.lower.inputs import Input, buffer_key, memory_key
+from fuseflow.analysis.level_support import ALL, Support, leaves
 from fuseflow.schedule import RegionSchedule
 
 WRITE = "memory"
@@ -123,6 +124,8 @@ class OpPlan:
     edges: list[Edge]
     filters: dict[str, tuple[str, ...]]
     is_result: bool
+    coarsen: dict[str, int] = field(default_factory=dict)   # elements per token of each level of its streams
+    vector: str | None = None                                # the level its stream shape vectorizes
 
 
 @dataclass
@@ -133,7 +136,7 @@ class RegionPlan:
     policy: str
     extents: dict[str, int]
     par: dict[str, int]
-    coarsen: dict[str, int]
+    coarsen: dict[str, int]       # block mode: the levels of block-sparse operands (each op: OpPlan.coarsen)
     ops: list[OpPlan]
     primitives: list[Primitive]
     contexts: Contexts
@@ -196,7 +199,8 @@ def lower_region(program: Program, binding, rs: RegionSchedule, policy: str = "a
         raw_inputs[name] = inputs
         access_key[name] = keys
 
-    filters = demand_filters(program, region, ctx, raw_inputs, access_key, consumers, results)
+    fibers = loop_fibers(program, region, ctx)
+    filters = fibers.filters
     for name in region.ops:
         raw_inputs[name].update(filter_inputs(raw_inputs, filters[name]))
 
@@ -221,7 +225,9 @@ def lower_region(program: Program, binding, rs: RegionSchedule, policy: str = "a
                 inp = Input(key, "buffer", inp.tensor, inp.vars, fmts, inp.extents, inp.producer, depends)
             inputs[key] = inp
         plan = _plan_op(builder, program, region, name, op, chain, inputs, access_key[name], filters[name],
-                        extents, par, write_pid, op.output.tensor in results)
+                        fibers.support[name], extents, par, write_pid, op.output.tensor in results)
+        plan.vector = _vector_level(region, chain) if rs.stream_shape > 1 else None
+        plan.coarsen = _op_coarsening(coarsen, plan.vector, rs.stream_shape)
         _mark_material(plan)
         final_support[name] = {lv.var: lv.support for lv in plan.levels}
         material_of[name] = {lv.var: lv.material for lv in plan.levels}
@@ -242,17 +248,28 @@ def lower_region(program: Program, binding, rs: RegionSchedule, policy: str = "a
 
 
 def _coarsening(program: Program, region: Region, rs: RegionSchedule, block_size: int) -> dict[str, int]:
-    """Variables whose tokens carry several elements: the innermost level under a stream shape,
-    and the levels of block-sparse operands in block mode."""
+    """Variables whose tokens carry a block in block mode: the levels of block-sparse operands."""
     coarsen: dict[str, int] = {}
-    if rs.stream_shape > 1 and rs.order:
-        coarsen[rs.order[-1]] = rs.stream_shape
     if rs.block_sparse:
         for operand in region.operands:
             if "compressed" in operand.formats and len(operand.formats) >= 2:
                 edge = program.tensors[operand.tensor].block or block_size
                 for v in operand.vars:
                     coarsen[v] = max(coarsen.get(v, 1), edge)
+    return coarsen
+
+
+def _vector_level(region: Region, chain: tuple[str, ...]) -> str | None:
+    from fuseflow.schedule.rules import vector_level   # the rules load numpy; opening fuseflow.lower must not
+
+    return vector_level(region, chain)
+
+
+def _op_coarsening(blocks: dict[str, int], vector: str | None, shape: int) -> dict[str, int]:
+    """One op's tiles: the blocks, and its vectorized level (fuseflow.schedule.rules.vector_level)."""
+    coarsen = dict(blocks)
+    if vector is not None:
+        coarsen[vector] = max(coarsen.get(vector, 1), shape)
     return coarsen
 
 
@@ -267,7 +284,7 @@ def _resolution(inp: Input, chain: tuple[str, ...]) -> dict[int, tuple[int, ...]
     return {d: tuple(levels) for d, levels in out.items()}
 
 
-def _plan_op(builder: _Builder, program, region, name, op, chain, inputs, keys, filters, extents, par,
+def _plan_op(builder: _Builder, program, region, name, op, chain, inputs, keys, filters, supports, extents, par,
              write_pid, is_result) -> OpPlan:
     resolve = {k: _resolution(inp, chain) for k, inp in inputs.items()}
     # The last depth at which an input's reference is needed: its value read, or (filters) its last level.
@@ -285,10 +302,7 @@ def _plan_op(builder: _Builder, program, region, name, op, chain, inputs, keys, 
     levels: list[Level] = []
     merged_src: int | None = None
     for depth, var in enumerate(chain):
-        leaf = leaf_support(inputs, keys, var)
-        support = expression_support(op.expr, leaf)
-        if filters.get(var):
-            support = s_and(support, *[fiber(k) for k in filters[var]])
+        support = supports[var]     # fuseflow.analysis.loop_fibers: the rule the cost model counts by
         scans: dict[str, int] = {}
 
         def scan(key: str) -> int:

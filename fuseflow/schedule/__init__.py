@@ -25,7 +25,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
         "PAR_FACTORS", "STREAM_SHAPES", "Level", "Problem", "allowed_par_factors", "allowed_stream_shapes",
         "block_sparse_allowed", "block_sparse_choices", "check_schedule", "default_grouping",
         "default_region_schedule", "default_schedule", "levels", "region_problems", "schedule_problems",
-        "sparse_annotation_problem",
+        "sparse_annotation_problem", "vector_level",
     ],
     "fuseflow.schedule.schedule_json": [
         "NESTED_LEVELS", "SCHEDULE_FORMAT", "SCHEDULE_VERSION", "SINGLE_REGION_KEYS", "SPARSE_ANNOTATIONS",

@@ -11,6 +11,7 @@ from here. The name in brackets appears in every rejection:
   [par-compressed]  the factor is 1 on a level that iterates compressed coordinates
   [shape-allowed]   the stream shape is in STREAM_SHAPES
   [shape-fits]      the stream shape is 1 on a compressed innermost level, else at most its extent
+                    (it then vectorizes every op's innermost dense level: vector_level)
   [block-formats]   block-sparse mode needs a sparse operand with two or more levels
 
 The rules of the JSON itself are fuseflow.schedule.schedule_json's, checked while reading it.
@@ -64,6 +65,14 @@ def allowed_stream_shapes(innermost: Level) -> tuple[int, ...]:
     if innermost.compressed:
         return (1,)
     return tuple(s for s in STREAM_SHAPES if s <= innermost.extent)
+
+
+def vector_level(region: Region, chain: tuple[str, ...]) -> str | None:
+    """The level of one op's chain that a stream shape vectorizes: its innermost level that
+    iterates no compressed coordinates (None when every level does). A dense level of another
+    op keeps its own tiles: an extent below the shape makes one partial tile."""
+    compressed = region.compressed_vars()
+    return next((v for v in reversed(chain) if v not in compressed), None)
 
 
 def block_sparse_allowed(region: Region) -> bool:

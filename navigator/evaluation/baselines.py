@@ -21,13 +21,12 @@ from dataclasses import dataclass
 
 from fuseflow.program.binding import Binding
 from fuseflow.cost.bounds import schedule_bound
-from fuseflow.cost.estimate import region_cost
+from fuseflow.cost.estimate import RegionCostModel
 from fuseflow.analysis.fusion import fully_fused, region_problem, unfused
 from fuseflow.analysis.fusion_shortcuts import largest_fusion, per_layer_grouping
 from fuseflow.cost.hardware import Hardware
 from fuseflow.program.ir import Program, Region
 from fuseflow.analysis.unification import unify_region
-from fuseflow.analysis.contexts import region_contexts
 from fuseflow.analysis.orders import OrderSpace
 from fuseflow.schedule import RegionSchedule, Schedule, allowed_stream_shapes, levels
 
@@ -43,42 +42,19 @@ class Baseline:
     note: str
 
 
-class _Points:
-    """Symbolic point counts of loop prefixes (the cost model's independence assumption)."""
-
-    def __init__(self, program: Program, binding: Binding, region: Region):
-        self.extent = {v: binding.extent(d) for v, d in region.var_dims.items()}
-        self.sparse = []
-        for operand in region.operands:
-            if "compressed" in operand.formats:
-                sizes = [binding.extent(d) for d in program.tensors[operand.tensor].dims]
-                self.sparse.append((operand.vars, sizes, binding.stats[operand.tensor].level_counts))
-
-    def __call__(self, prefix: set[str]) -> float:
-        total = math.prod(self.extent[v] for v in prefix)
-        for vars_, sizes, counts in self.sparse:
-            depth = 0
-            while depth < len(vars_) and vars_[depth] in prefix:
-                depth += 1
-            if depth:
-                total *= counts[depth - 1] / math.prod(sizes[:depth])
-        return total
-
-
 def shortlist(program: Program, binding: Binding, region: Region, hw: Hardware, policy: str,
               keep: int = SHORTLIST, dense_fixed: bool = False) -> list[tuple[str, ...]]:
     """The legal orders with the best symbolic roofline estimate (FLOPs from the policy's
     contexts, bytes from `fuseflow.cost.estimate`), best first; ties keep the enumeration order."""
     space = OrderSpace.of_region(region, dense_fixed)
-    points = _Points(program, binding, region)
+    model = RegionCostModel(program, binding, region, hw)
     scored = []
     for rank, order in enumerate(space):
         if rank >= ORDER_LIMIT:
             break
-        ctx = region_contexts(program, region, order, policy)
-        flops = sum(points(set(ctx.chain[n])) * program.op_by_name[n].flops_per_point for n in region.ops)
-        bytes_ = region_cost(program, binding, region, order, hw).bytes
-        scored.append(((max(flops / hw.peak_ops_per_cycle, bytes_ / hw.memory_bytes_per_cycle), flops, rank), order))
+        cost = model.cost(order, policy)
+        scored.append(((max(cost.flops / hw.peak_ops_per_cycle, cost.bytes / hw.memory_bytes_per_cycle), cost.flops,
+                        rank), order))
     scored.sort()
     return [order for _, order in scored[:keep]]
 

@@ -86,3 +86,23 @@ def test_virtual_levels_count_like_materialized_ones(monkeypatch, name):
     rng = np.random.default_rng(11)
     for _ in range(6):
         check_contract(program, binding, data, random_schedule(program, binding, rng), "stream")
+
+
+@pytest.mark.parametrize("name,ops,order,shape", [
+    ("nested_matmul", ("matmul1", "matmul2"), ("i", "j", "k", "l"), 2),
+    ("gcn", ("aggregate1", "transform1", "activate1"), ("i", "k", "f", "h"), 2),
+    ("graphsage", ("mean1", "neigh1", "self1", "combine1"), ("i", "k", "f", "f2", "h"), 2),
+])
+def test_vectorized_fused_producers_count_alike(name, ops, order, shape):
+    """A stream shape tiles each op's innermost dense level (fuseflow.schedule.rules.vector_level), so fused
+    producers and hoisted ops have tiles of their own: both executors count them alike."""
+    from fuseflow.schedule import RegionSchedule, Schedule
+    from tests.simulator.helpers import default_region
+
+    program = resolve_program(name)
+    binding = bind(program, dims=SMALL_DIMS[name])
+    data = materialize(program, binding, 7)
+    rest = [default_region(program, (op.name,)) for op in program.ops if op.name not in ops]
+    schedule = Schedule((RegionSchedule(ops, order, (1,) * len(order), shape), *rest))
+    for policy in ("accumulate", "stream"):
+        check_contract(program, binding, data, schedule, policy)

@@ -74,8 +74,18 @@ def test_block_mode_pays_for_whole_tiles():
     scalar = _region("block_attention", ("scores",), ("i", "j", "d"), (1, 1, 1), dims=dims)
     blocked = _region("block_attention", ("scores",), ("i", "j", "d"), (1, 1, 1), block=True, dims=dims)
     assert blocked.regions[0].timing.compute_cycles < scalar.regions[0].timing.compute_cycles / 10
-    # Blocks of M are full (16 x 16), so no zero is computed: executed element operations equal the useful ones.
-    assert blocked.regions[0].timing.executed_ops == blocked.counters["ops"]
+    # Blocks of M are full (16 x 16), so no zero is computed: executed element operations (ALU operations and
+    # the reducer's accumulations) equal the useful ones.
+    assert blocked.regions[0].timing.executed_ops == blocked.flops
+
+
+def test_arithmetic_roof_counts_the_accumulations():
+    """spmm reduces over k: one multiply and one accumulate per point, both on the ALUs' roof."""
+    result = _region("spmm", ("spmm",), ("i", "k", "j"), (1, 1, 1), dims={"N": 7, "J": 3})
+    region = result.regions[0]
+    assert region.counters["reductions"] == region.counters["ops"] > 0
+    assert region.timing.executed_ops == region.counters["ops"] + region.counters["reductions"]
+    assert region.timing.arithmetic_cycles == region.timing.executed_ops / result.report.hardware.peak_ops_per_cycle
 
 
 def test_partially_filled_blocks_compute_their_zeros():
@@ -126,3 +136,16 @@ def test_small_operands_are_read_once_large_gathers_are_not(tmp_path):
     nnz = data.arrays["A"].nnz
     assert cramped.regions[0].traffic.per_tensor["B"]["read"] == nnz * 8 * 4
     assert np.isclose(cramped.regions[0].traffic.compulsory_bytes, roomy.regions[0].traffic.compulsory_bytes)
+
+
+def test_vector_width_applies_to_a_fused_producer():
+    """matmul1 (innermost k) feeds matmul2 (innermost l): both vectorize their own innermost dense level, so the
+    producer's ALU stream has a quarter of the tiles too, not only the region's last level."""
+    dims = {"I": 8, "J": 8, "K": 8, "L": 8}
+    scalar = _region("nested_matmul", ("matmul1", "matmul2"), ("i", "j", "k", "l"), (1,) * 4, dims=dims)
+    vector = _region("nested_matmul", ("matmul1", "matmul2"), ("i", "j", "k", "l"), (1,) * 4, shape=4, dims=dims)
+    plan = vector.regions[0].plan
+    assert {op.name: op.vector for op in plan.ops} == {"matmul1": "k", "matmul2": "l"}
+    for op in ("matmul1", "matmul2"):
+        alu = next(p.pid for p in plan.primitives if p.kind == "alu" and p.op == op)
+        assert scalar.regions[0].run.counts[alu].tiles == 4 * vector.regions[0].run.counts[alu].tiles

@@ -9,7 +9,7 @@ from fuseflow.program.bundled import resolve_program
 from fuseflow.program.binding import bind
 from fuseflow.analysis.unification import unify_region
 from fuseflow.lower import format_graph, lower_region, region_contexts, to_dot
-from fuseflow.lower.level_support import ALL, expression_support, fiber, s_and, s_or, show
+from fuseflow.analysis.level_support import ALL, expression_support, fiber, s_and, s_or, show
 from fuseflow.schedule import RegionSchedule
 from tests.simulator.helpers import SMALL_DIMS
 
@@ -104,3 +104,19 @@ def test_a_layer_feeding_an_aggregation_is_filtered_by_its_adjacency():
     activate = plan.op("activate1")
     assert activate.filters == {"i": ("A(i2,i)",)}
     assert show(activate.levels[1].support) == "A(i2,i)"
+
+
+def test_the_stream_shape_vectorizes_each_ops_innermost_dense_level():
+    """fuseflow.schedule.rules.vector_level: the innermost level of an op's chain that iterates no compressed
+    coordinates. aggregate1's innermost k is A's compressed level, so its f carries the vectors."""
+    from fuseflow.schedule.rules import vector_level
+
+    program = resolve_program("gcn")
+    region = unify_region(program, ("aggregate1", "transform1", "activate1"))
+    assert vector_level(region, ("i", "f", "k")) == "f"
+    assert vector_level(region, ("i", "f", "h")) == "h"
+    assert vector_level(region, ("k",)) is None
+    binding = bind(program, dims=SMALL_DIMS["gcn"])
+    plan = lower_region(program, binding, RegionSchedule(region.ops, ("i", "f", "k", "h"), (1,) * 4, 2))
+    assert {op.name: op.vector for op in plan.ops} == {"aggregate1": "f", "transform1": "h", "activate1": "h"}
+    assert plan.coarsen == {}          # no block mode: the vectors are each op's own
