@@ -232,13 +232,14 @@ def evaluate(program: Program, binding: Binding, schedule: Schedule, hardware: H
              executor: str = "fast", policy: str = "accumulate", seed: int | None = None, check: bool = True,
              data: ProgramData | None = None, reference: dict | None = None) -> Report:
     """Simulate `schedule` and check its result against the numpy reference (`reference`, when
-    given, is `evaluate_program` of the same program and data: a batch computes it once)."""
+    given, is `evaluate_program` of the same program and data: a batch computes it once).
+    Without the check no values are computed: counts and cycles do not depend on them."""
     if executor not in EXECUTORS:
         raise ValueError(f"unknown executor {executor!r}")
     hw = hardware or load_hardware()
     check_schedule(program, binding, schedule)
     data = data or materialize(program, binding, seed)
-    regions, values = run_schedule(program, binding, schedule, executor, policy, data, hw)
+    regions, values = run_schedule(program, binding, schedule, executor, policy, data, hw, numerics=check)
     verdict = None
     if check:
         if reference is None:
