@@ -34,6 +34,7 @@ import scipy.sparse as sp
 
 from fuseflow.lower.plan import WRITE, OpPlan, RegionPlan
 from fuseflow.program.expr import Access, BinOp, Call, Const, Expr, Neg
+from fuseflow.support.memory import check_memory
 from simulator.fibertree import FiberTree
 from simulator.points import PointSet, check_rows
 from simulator.reference import apply_function, safe_divide, safe_multiply
@@ -90,7 +91,9 @@ class Table:
         rest = tuple(k for k in self.keys if k != var)
         groups, first, _ = _groups([self.cols[k] for k in rest], [self.extents[k] for k in rest], self.n)
         ext = self.extents[var]
-        check_rows(len(first) * ext * math.prod(self.values.shape[1:]), f"a dense copy over {var}")
+        cells = len(first) * ext * math.prod(self.values.shape[1:])
+        check_memory(8 * cells, f"the fast executor's values ({cells:,} cells dense over {var})", "fast executor",
+                     fix="shrink the problem with --dim")
         values = np.zeros((len(first), ext) + self.values.shape[1:])
         values[groups, self.cols[var]] = self.values
         return Table(rest, {k: self.cols[k][first] for k in rest}, (var,) + self.axes, values, self.extents)
