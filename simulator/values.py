@@ -113,6 +113,8 @@ class Table:
         table = self.dense_rows(set(cols))
         material = [a for a in table.axes if a in cols]
         boxed = [v for v in free if v in table.axes]
+        if not table.n:                  # nothing stored: every point reads 0
+            return np.zeros((n,) + tuple(self.extents[v] if v in boxed else 1 for v in free))
         values = table.values.transpose([0] + [1 + table.axes.index(a) for a in material + boxed])
         if table.keys or material:
             rows = table.find([cols[k] for k in table.keys]) if table.keys else np.zeros(n, dtype=np.int64)

@@ -94,3 +94,30 @@ def test_without_the_check_no_values_are_computed_and_the_figures_are_the_same(g
     blind = evaluate(program, binding, default_schedule(program), data=data, check=False).to_dict()
     assert checked.pop("check")["passed"] and blind.pop("check") is None
     assert blind == checked
+
+
+MEDIUM = {"spmm": {"N": 120, "J": 5}, "sddmm": {"N": 120, "K": 3}, "gcn": {"N": 60, "F": 6, "H": 4, "C": 3},
+          "graphsage": {"N": 40, "F": 4, "H": 3, "C": 2}, "nested_matmul": {"I": 30, "J": 20, "K": 6, "L": 4},
+          "sparse_autoencoder": {"B": 12, "D": 20, "Hd": 16}, "block_attention": {"L": 32, "Dk": 3}}
+
+
+@pytest.mark.parametrize("name", sorted(MEDIUM))
+def test_random_schedules_pass_the_check_in_small_chunks(monkeypatch, name):
+    """Every kernel (products in both nestings, dense contractions, chunks with boxes cut into
+    rows) on random legal schedules, with chunks small enough that every op spans several."""
+    import numpy as np
+
+    import simulator.values as values_module
+    from tests.simulator.helpers import random_schedule
+
+    monkeypatch.setattr(values_module, "CHUNK_ELEMENTS", 40)
+    program = resolve_program(name)
+    binding = bind(program, dims=MEDIUM[name])
+    data = materialize(program, binding)
+    reference = evaluate_program(program, data.arrays, binding.extents)
+    rng = np.random.default_rng(22)
+    for _ in range(4):
+        schedule = random_schedule(program, binding, rng)
+        for policy in ("stream", "accumulate"):
+            report = evaluate(program, binding, schedule, data=data, reference=reference, policy=policy)
+            assert report.check.passed, (schedule, policy, report.check.to_dict())
