@@ -69,6 +69,9 @@ class Table:
 
     def find(self, cols: list[np.ndarray]) -> np.ndarray:
         """The row of each coordinate tuple (one array per key variable), -1 where absent."""
+        if len(cols[0]) == self.n and all(c is self.cols[k] or np.array_equal(c, self.cols[k])
+                                          for c, k in zip(cols, self.keys)):
+            return np.arange(self.n)     # the points are the stored entries, in storage order (a scan)
         if self._index is None:
             key, bounds = _combine([self.cols[k] for k in self.keys], [self.extents[k] for k in self.keys])
             order = None if len(key) < 2 or bool(np.all(key[1:] > key[:-1])) else np.argsort(key, kind="stable")
@@ -89,8 +92,10 @@ class Table:
         """The same values with key variable `var` turned into a full axis (a consumer iterates
         it densely)."""
         rest = tuple(k for k in self.keys if k != var)
-        groups, first, _ = _groups([self.cols[k] for k in rest], [self.extents[k] for k in rest], self.n)
         ext = self.extents[var]
+        if not rest and self.n == ext and np.array_equal(self.cols[var], np.arange(ext)):
+            return Table((), {}, (var,) + self.axes, self.values[None], self.extents)    # already dense
+        groups, first, _ = _groups([self.cols[k] for k in rest], [self.extents[k] for k in rest], self.n)
         cells = len(first) * ext * math.prod(self.values.shape[1:])
         check_memory(8 * cells, f"the fast executor's values ({cells:,} cells dense over {var})", "fast executor",
                      fix="shrink the problem with --dim")
@@ -167,6 +172,20 @@ def _groups(cols: list[np.ndarray], bounds: list[int], n: int) -> tuple[np.ndarr
         return np.cumsum(starts) - 1, np.flatnonzero(starts), int(starts.sum())
     _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     return inverse.reshape(-1), first, len(first)
+
+
+def _weights(weight: np.ndarray, groups: np.ndarray, at: np.ndarray, count: int, width: int) -> sp.csr_matrix:
+    """The sparse matrix of the rows' weights at (group, operand row), rows absent from the
+    operand left out. Rows in loop order (groups ascending) give its CSR form directly, each
+    group's entries in the order the loops visit them, which is the order they are summed in."""
+    hit = at >= 0
+    if not hit.all():
+        weight, groups, at = weight[hit], groups[hit], at[hit]
+    if len(groups) and not bool(np.all(groups[1:] >= groups[:-1])):
+        return sp.csr_matrix((weight, (groups, at)), shape=(count, width))
+    indptr = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(groups, minlength=count), out=indptr[1:])
+    return sp.csr_matrix((weight, at, indptr), shape=(count, width))
 
 
 def memory_table(value, vars_: tuple[str, ...], extents: dict[str, int]) -> Table:
@@ -334,8 +353,7 @@ class _OpValues:
         matrix = matrix.reshape(-1, math.prod(self.ext[v] for v in own_box))
         if not (np.isfinite(weight).all() and np.isfinite(matrix).all()):
             return None                      # IEEE products would turn 0 * inf into NaN
-        hit = at >= 0
-        weights = sp.csr_matrix((weight[hit], (groups[hit], at[hit])), shape=(count, matrix.shape[0]))
+        weights = _weights(weight, groups, at, count, matrix.shape[0])
         position = {v: k for k, v in enumerate(leaf.chain)}
         inner = min((position[v] for v in own_box), default=len(leaf.chain)) > \
             max((position[v] for v in leaf.cols), default=-1)
