@@ -120,14 +120,15 @@ class SimulatorEvaluator:
     def verify(self, sketch: "Sketch") -> None:
         """Simulate a chosen schedule with values and the numerical check (when the configuration
         asks for one and its candidates ran without it); a failure is the search's error."""
-        from navigator.evaluation.tasks import Task
+        from navigator.evaluation.tasks import Task, run_task
         from navigator.evaluation.result_keys import schedule_key
 
         if not self.config.check or self.candidate_config is self.config:
             return
         schedule = self._json(sketch)
         key = schedule_key(schedule)
-        (outcome,) = self._run([Task(key, f"chosen {key[:12]}", schedule, self.config, self.timeout)])
+        # in this process: one simulation, and a search may have closed its pool by now
+        outcome = run_task(Task(key, f"chosen {key[:12]}", schedule, self.config, self.timeout))
         self.checks += 1
         if outcome.get("status") != "ok":
             answer = _simulated(outcome)
