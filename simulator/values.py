@@ -58,6 +58,7 @@ class Table:
     values: np.ndarray
     extents: dict[str, int]
     _index: tuple | None = field(default=None, repr=False)
+    _spread: dict = field(default_factory=dict, repr=False)
 
     @property
     def vars(self) -> tuple[str, ...]:
@@ -104,12 +105,17 @@ class Table:
         return Table(rest, {k: self.cols[k][first] for k in rest}, (var,) + self.axes, values, self.extents)
 
     def dense_rows(self, keep: set[str]) -> "Table":
-        """This table with every key variable outside `keep` spread into an axis."""
-        table = self
-        for k in self.keys:
-            if k not in keep:
+        """This table with every key variable outside `keep` spread into an axis (kept for the
+        next chunk that asks)."""
+        spread = tuple(k for k in self.keys if k not in keep)
+        if not spread:
+            return self
+        if spread not in self._spread:
+            table = self
+            for k in spread:
                 table = table.spread(k)
-        return table
+            self._spread[spread] = table
+        return self._spread[spread]
 
     def lookup(self, cols: dict[str, np.ndarray], free: tuple[str, ...], n: int) -> np.ndarray:
         """Values at points given by material coordinates `cols` (n rows) times full ranges of
