@@ -372,15 +372,15 @@ class _OpValues:
         """A dense box (no rows): the loop nest over full ranges, a contraction of the factors."""
         if self.leaf.cols or self.leaf.n == 0:
             return None
-        arrays = [self.table(a).dense_rows(set()) for a in accesses]
-        if not all(np.isfinite(t.values).all() for t in arrays):
+        tables = [self.table(a) for a in accesses]
+        arrays = [t.dense(t.vars) for t in tables]
+        if not all(np.isfinite(a).all() for a in arrays):
             return None
-        names = list(dict.fromkeys(v for t in arrays for v in t.axes))
+        names = list(dict.fromkeys(v for t in tables for v in t.vars))
         letter = {v: chr(ord("a") + k) for k, v in enumerate(names)}
-        spec = ",".join("".join(letter[v] for v in t.axes) for t in arrays) + "->" + \
+        spec = ",".join("".join(letter[v] for v in t.vars) for t in tables) + "->" + \
             "".join(letter[v] for v in keep_box if v in letter)
-        out = scale * np.einsum(spec, *[t.values[0] for t in arrays], optimize=True) if arrays else \
-            np.float64(scale)
+        out = scale * np.einsum(spec, *arrays, optimize=True) if arrays else np.float64(scale)
         for v in self.leaf.free:             # a variable no factor names still runs its loop
             if v not in letter and v not in keep_box:
                 out = out * self.ext[v]
