@@ -27,7 +27,8 @@ from simulator.counts import RegionRun
 from simulator.program_data import ProgramData, describe_inputs, materialize
 from simulator.fibertree import FiberTree
 from simulator.order import execution_order
-from simulator.reference import evaluate_op, evaluate_program
+from simulator.reference import evaluate_program
+from simulator.values import region_values
 from simulator.timing import Timing, region_timing
 from simulator.traffic import Traffic, region_counters, region_traffic
 
@@ -157,8 +158,8 @@ class Machine:
             run = exact.run_region(plan, self.memory, steps=self.hw.queue_depth > 0)
             written = run.written
         else:
-            run, patterns = fast.run_region(plan, self.memory)
-            written = _fast_values(self.program, self.binding, plan, self.values, patterns, self.numerics)
+            run, structure = fast.run_region(plan, self.memory)
+            written = _fast_values(self.program, self.binding, plan, self.values, structure, self.numerics)
         traffic = region_traffic(plan, run, self.memory, written, self.hw)
         counters = region_counters(plan, run, written)
         timing = region_timing(plan, run.counts, traffic.bytes, self.hw, run.firings)
@@ -185,28 +186,17 @@ def run_schedule(program: Program, binding: Binding, schedule: Schedule, executo
     return results, machine.values
 
 
-def _fast_values(program: Program, binding: Binding, plan: RegionPlan, values: dict, patterns: dict,
+def _fast_values(program: Program, binding: Binding, plan: RegionPlan, values: dict, structure: fast.Structure,
                  numerics: bool = True) -> dict:
-    """Each op's values with the reference kernels; results stored in their declared formats,
-    keeping only the coordinates the loops produced. Without numerics, only the structure."""
-    local = dict(values)
+    """The fast executor's results, stored in their declared formats: values computed through
+    each op's loops (simulator.values), or, without numerics, only the structure."""
     if numerics:
-        for name in plan.region.ops:
-            op = program.op_by_name[name]
-            local[op.output.tensor] = evaluate_op(program, op, local, binding.extents)
+        return region_values(plan, values, structure.leaves, structure.results)
     written = {}
-    for tensor, (edge, leaf) in patterns.items():
+    for tensor, (edge, leaf) in structure.results.items():
         coords = fast.result_coordinates(edge, leaf)
-        if not numerics:
-            written[tensor] = FiberTree.dense_pattern(edge.extents) if coords is None else \
-                FiberTree.from_coo(edge.formats, edge.extents, coords)
-            continue
-        array = local[tensor]
-        if coords is None:
-            written[tensor] = FiberTree.from_dense(array, edge.formats)
-        else:
-            dense = array.toarray() if sp.issparse(array) else np.asarray(array)
-            written[tensor] = FiberTree.from_coo(edge.formats, edge.extents, coords, dense[tuple(coords)])
+        written[tensor] = FiberTree.dense_pattern(edge.extents) if coords is None else \
+            FiberTree.from_coo(edge.formats, edge.extents, coords)
     return written
 
 
@@ -242,13 +232,14 @@ def evaluate(program: Program, binding: Binding, schedule: Schedule, hardware: H
              executor: str = "fast", policy: str = "accumulate", seed: int | None = None, check: bool = True,
              data: ProgramData | None = None, reference: dict | None = None) -> Report:
     """Simulate `schedule` and check its result against the numpy reference (`reference`, when
-    given, is `evaluate_program` of the same program and data: a batch computes it once)."""
+    given, is `evaluate_program` of the same program and data: a batch computes it once).
+    Without the check no values are computed: counts and cycles do not depend on them."""
     if executor not in EXECUTORS:
         raise ValueError(f"unknown executor {executor!r}")
     hw = hardware or load_hardware()
     check_schedule(program, binding, schedule)
     data = data or materialize(program, binding, seed)
-    regions, values = run_schedule(program, binding, schedule, executor, policy, data, hw)
+    regions, values = run_schedule(program, binding, schedule, executor, policy, data, hw, numerics=check)
     verdict = None
     if check:
         if reference is None:

@@ -22,7 +22,7 @@ from simulator.fibertree import FiberTree
 from simulator.points import (NeedRows, PointSet, TooLarge, check_rows, count_points, distinct, expand_fibers,
                               tiles_and_lanes)
 
-__all__ = ["TooLarge", "run_region", "result_coordinates", "VIRTUAL_ROWS"]
+__all__ = ["TooLarge", "Structure", "run_region", "result_coordinates", "VIRTUAL_ROWS"]
 
 VIRTUAL_ROWS = 2_000_000    # a last sparse level larger than this is kept as per-row fiber lengths
 
@@ -34,6 +34,15 @@ class _Storage:
     def __init__(self, tree: FiberTree, level_map: dict[int, int | None]):
         self.tree = tree
         self.level_map = level_map
+
+
+@dataclass
+class Structure:
+    """What a region's values are computed from (simulator.values): each op's leaf points, and
+    each written result's (edge, stored points)."""
+
+    leaves: dict[str, PointSet]
+    results: dict[str, tuple]
 
 
 @dataclass
@@ -326,13 +335,14 @@ def _count_or_expand(points: PointSet, keep, rows) -> int:
         return distinct(expanded, keep, rows=rows)[0]
 
 
-def run_region(plan: RegionPlan, memory: dict[str, FiberTree]) -> tuple[RegionRun, dict]:
+def run_region(plan: RegionPlan, memory: dict[str, FiberTree]) -> tuple[RegionRun, Structure]:
     """Counts for every primitive, memory visits, and the patterns of buffers and results.
-    Returns the run and, per written result, its stored coordinates (for the values)."""
+    Returns the run and the points the values are computed at."""
     counts: dict[int, Counts] = {}
     visits: dict[tuple[str, str], Visits] = {}
     buffers: dict[tuple[str, str], _Storage] = {}
     patterns: dict[str, tuple] = {}
+    leaves: dict[str, PointSet] = {}
     for op in plan.ops:
         storage = {}
         for key, inp in op.inputs.items():
@@ -344,6 +354,7 @@ def run_region(plan: RegionPlan, memory: dict[str, FiberTree]) -> tuple[RegionRu
         run = _OpRun(plan, op, storage, counts)
         run.run()
         m = len(op.chain)
+        leaves[op.name] = run.sets[m]
         for edge in op.edges:
             targets = run.target_sets(edge.chain)
             if edge.reduce_pid is not None:
@@ -357,7 +368,7 @@ def run_region(plan: RegionPlan, memory: dict[str, FiberTree]) -> tuple[RegionRu
             else:
                 buffers[(op.name, edge.target)] = _buffer_storage(edge, targets, plan.op(edge.target))
         visits.update(run.visits())
-    return RegionRun(counts, visits, {}, {}), patterns
+    return RegionRun(counts, visits, {}, {}), Structure(leaves, patterns)
 
 
 def _buffer_storage(edge, targets: list[PointSet], consumer: OpPlan) -> _Storage:

@@ -60,14 +60,35 @@ def symmetrize(adj) -> sp.csr_matrix:
     An edge present in one direction only is mirrored with its weight; when both directions
     are stored with different weights, both get the larger one. A 0/1 pattern therefore
     becomes a symmetric 0/1 pattern. Self loops are kept as they are.
+
+    Linear in the entries: the transpose is a counting sort by column, and the union a merge
+    of sorted rows (an already symmetric pattern needs only an element-wise max). Only signed
+    weights on an asymmetric pattern take the sort of mirrored coordinates, since a merge
+    would read an edge missing in one direction as a 0 larger than a negative weight.
     """
-    matrix = _as_csr(adj).tocoo()
+    matrix = _as_csr(adj)
+    n = matrix.shape[0]
+    if matrix.nnz == 0:
+        return sp.csr_matrix((n, n), dtype=np.float64)
+    mirror = matrix.T.tocsr()
+    mirror.sort_indices()
+    if np.array_equal(matrix.indptr, mirror.indptr) and np.array_equal(matrix.indices, mirror.indices):
+        np.maximum(matrix.data, mirror.data, out=matrix.data)
+        return matrix
+    if matrix.data.min() > 0:
+        union = matrix.maximum(mirror).tocsr()
+        union.sort_indices()
+        return union
+    return _symmetrize_by_sort(matrix)
+
+
+def _symmetrize_by_sort(matrix: sp.csr_matrix) -> sp.csr_matrix:
+    """The union by sorting every coordinate and its mirror (any signs of weights)."""
+    matrix = matrix.tocoo()
     n = matrix.shape[0]
     rows = np.concatenate([matrix.row, matrix.col]).astype(np.int64)
     cols = np.concatenate([matrix.col, matrix.row]).astype(np.int64)
     values = np.concatenate([matrix.data, matrix.data])
-    if rows.size == 0:
-        return sp.csr_matrix((n, n), dtype=np.float64)
     keys = rows * n + cols
     order = np.argsort(keys, kind="stable")
     keys, values = keys[order], values[order]

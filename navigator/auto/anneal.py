@@ -54,7 +54,7 @@ class AnnealStrategy:
                                 if search.score(c) != search.score(rules)][:limit - 1]
         tuning = Tuning()
         with SimulatorEvaluator(search.space, context.evaluation, budget=self.budget, engine=self.engine,
-                                jobs=self.jobs, scheduler=self.scheduler) as evaluator:
+                                jobs=self.jobs, scheduler=self.scheduler, numerics=False) as evaluator:
             confirm(search, evaluator, structures, tuning)
             moves = anneal_simulated(search, evaluator, tuning, rng, self.jobs or 1)
         return search_plan(search, tuning, evaluator,

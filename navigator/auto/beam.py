@@ -48,7 +48,7 @@ class BeamStrategy:
         structures = distinct_by_structure(search, finished, max(1, self.budget // STRUCTURE_SHARE))
         tuning = Tuning()
         with SimulatorEvaluator(search.space, context.evaluation, budget=self.budget, engine=self.engine,
-                                jobs=self.jobs, scheduler=self.scheduler) as evaluator:
+                                jobs=self.jobs, scheduler=self.scheduler, numerics=False) as evaluator:
             confirm(search, evaluator, structures, tuning)
             tune(search, evaluator, tuning, parallel=self.jobs or 1)
         return search_plan(search, tuning, evaluator,

@@ -272,11 +272,14 @@ def search_plan(search: Search, tuning: Tuning, evaluator: SimulatorEvaluator, r
         raise StrategyError(f"{search.strategy}: no candidate simulated successfully "
                             f"({evaluator.failures} failed)", where="--auto",
                             fix="check `navigator eval` on the default schedule, or use --auto heuristic")
+    evaluator.verify(search.completed(tuning.best))
     figures = {"best_simulated_cycles": tuning.simulated.cycles, "structures_simulated": tuning.structures,
                "variants_simulated": tuning.variants, "region_changes_adopted": tuning.adopted,
                "cost_model_best_cycles": search.score(tuning.best)[0], **compared}
     if evaluator.failures:
         figures["failed_simulations"] = evaluator.failures
+    if evaluator.checks:
+        figures["choice_checked"] = True
     return Plan(tuning.best.steps, f"{rationale}; best simulated {tuning.simulated.cycles:,.0f} cycles",
                 cost_model_evaluations=search.scorer.evaluations,
                 simulator_evaluations=evaluator.evaluations, compared=figures)

@@ -8,7 +8,9 @@ as `navigator batch` does; without either they run in this process (a pool costs
 than a few dozen small simulations take).
 
 `budget` caps the simulations: a schedule already simulated is answered from memory and does
-not count again. The simulator's cycles are a sum over regions (they run one after another and
+not count again. With `numerics=False` (what `beam` and `anneal` use) candidates run without
+values: the cycles do not depend on them, and the numerical check runs once, on the schedule
+the search chooses (`verify`). The simulator's cycles are a sum over regions (they run one after another and
 each sees only what earlier ones stored), so every answer also carries each region's cycles:
 a search can read many regions' changes off one simulation.
 """
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import math
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Sequence
 
 from navigator.auto.base import StrategyError
@@ -60,16 +62,20 @@ class SimulatorEvaluator:
 
     def __init__(self, space: "ScheduleSpace", config: "EvalConfig", *, budget: int | None = DEFAULT_BUDGET,
                  engine: str = "local", jobs: int | None = None, scheduler: str | None = None,
-                 timeout: float | None = None):
+                 timeout: float | None = None, numerics: bool = True):
         if scheduler and engine == "local":
             raise StrategyError("--scheduler is for --engine dask", where="--scheduler",
                                 fix="add --engine dask, or leave out --scheduler")
         self.space, self.config = space, config
+        #: what candidates run under: without numerics, no values and so no check
+        self.candidate_config = config if numerics else replace(config, check=False)
         self.budget = check_budget(budget)
         self.engine, self.jobs, self.scheduler, self.timeout = engine, jobs, scheduler, timeout
         #: simulations run (answers from memory do not count)
         self.evaluations = 0
         self.failures = 0
+        #: checked simulations of a chosen schedule (`verify`), not counted in `evaluations`
+        self.checks = 0
         self._memo: dict[str, Simulated] = {}
         self._stack = ExitStack()
         self._executor = None
@@ -99,7 +105,8 @@ class SimulatorEvaluator:
             elif key in pending:
                 pending[key][1].append(index)
             elif len(pending) < self.remaining:
-                pending[key] = (Task(key, f"candidate {key[:12]}", schedule, self.config, self.timeout), [index])
+                pending[key] = (Task(key, f"candidate {key[:12]}", schedule, self.candidate_config, self.timeout),
+                                [index])
         outcomes = self._run([task for task, _ in pending.values()])
         for (key, (_, indices)), outcome in zip(pending.items(), outcomes):
             self.evaluations += 1
@@ -109,6 +116,25 @@ class SimulatorEvaluator:
             for index in indices:
                 answers[index] = answer
         return answers
+
+    def verify(self, sketch: "Sketch") -> None:
+        """Simulate a chosen schedule with values and the numerical check (when the configuration
+        asks for one and its candidates ran without it); a failure is the search's error."""
+        from navigator.evaluation.tasks import Task, run_task
+        from navigator.evaluation.result_keys import schedule_key
+
+        if not self.config.check or self.candidate_config is self.config:
+            return
+        schedule = self._json(sketch)
+        key = schedule_key(schedule)
+        # in this process: one simulation, and a search may have closed its pool by now
+        outcome = run_task(Task(key, f"chosen {key[:12]}", schedule, self.config, self.timeout))
+        self.checks += 1
+        if outcome.get("status") != "ok":
+            answer = _simulated(outcome)
+            raise StrategyError(f"the chosen schedule fails when simulated with values ({answer.error})",
+                                where="--auto", fix="report it: the search's candidates ran without values, "
+                                "so a lowering or simulator bug shows only here")
 
     # ---- running tasks
 

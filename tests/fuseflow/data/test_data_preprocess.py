@@ -169,3 +169,26 @@ def test_describe_statistics():
     assert gini(np.array([0, 0, 0, 10])) == pytest.approx(0.75)
     assert gini(np.array([])) == 0.0
     assert GraphData("empty", sp.csr_matrix((0, 0))).describe()["degree_max"] == 0
+
+
+@PROPERTY
+@given(n=st.integers(1, 12), entries=st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11),
+                                                        st.sampled_from([-1.5, 0.5, 1.0, 2.0])), max_size=40),
+       mirrored=st.booleans())
+def test_linear_symmetrize_equals_the_sort_of_mirrored_coordinates(n, entries, mirrored):
+    """The merge (and the element-wise max of an already symmetric pattern) store exactly what
+    sorting every coordinate with its mirror stores: the same indices, values and dtype."""
+    from fuseflow.data.preprocessing import _as_csr, _symmetrize_by_sort
+
+    kept = [(r, c, v) for r, c, v in entries if r < n and c < n]
+    adj = sp.coo_matrix(([v for *_, v in kept], ([r for r, *_ in kept], [c for _, c, _ in kept])), shape=(n, n))
+    if mirrored:
+        adj = adj + adj.T
+    got = symmetrize(adj)
+    if _as_csr(adj).nnz == 0:
+        assert got.nnz == 0
+        return
+    want = _symmetrize_by_sort(_as_csr(adj))
+    assert got.has_sorted_indices and got.dtype == want.dtype == np.float64
+    assert np.array_equal(got.indptr, want.indptr) and np.array_equal(got.indices, want.indices)
+    assert np.array_equal(got.data, want.data)

@@ -174,3 +174,39 @@ def test_ctrl_c_during_a_simulation_keeps_the_session(monkeypatch, strategy):
         fill(session, session.sketch.lowest_hole().id, get_strategy(strategy, budget=10), Scope.ALL, space=space,
              evaluation=evaluation_of("gcn"))
     assert len(calls) == 3 and (session.sketch, session.steps, session.redo_steps) == before
+
+
+def test_candidates_run_without_numerics_and_only_the_choice_is_checked(monkeypatch):
+    """A search's candidates are simulated without values (no check, the same cycles); the
+    schedule it chooses is simulated once more with the check, and a failing check there is
+    the search's error, with the session left as it was."""
+    import simulator.evaluate as evaluate_module
+    from simulator.evaluate import Check
+
+    space = space_of("spmm")
+    session = new_session(space)
+    fill(session, 0, get_strategy("heuristic"), Scope.ALL, space=space)
+    with SimulatorEvaluator(space, evaluation_of("spmm"), budget=2, numerics=False) as blind, \
+            SimulatorEvaluator(space, evaluation_of("spmm"), budget=2) as checked:
+        assert blind.evaluate([session.sketch]) == checked.evaluate([session.sketch])
+        assert blind.candidate_config.check is False and checked.candidate_config.check is True
+
+    checks = []
+    real_compare = evaluate_module.compare
+
+    def counting(*args, **kwargs):
+        checks.append(1)
+        return real_compare(*args, **kwargs)
+
+    monkeypatch.setattr(evaluate_module, "compare", counting)
+    searched = new_session(space)
+    records = fill(searched, 0, get_strategy("beam", budget=4), Scope.ALL, space=space,
+                   evaluation=evaluation_of("spmm"))
+    assert records[0].figures["compared"]["choice_checked"] is True
+    assert len(checks) == 1 and records[0].figures["evaluated"]["simulator"] >= 2
+
+    monkeypatch.setattr(evaluate_module, "compare", lambda *a, **k: Check(False, 1.0))
+    failing = new_session(space)
+    with pytest.raises(StrategyError, match="fails when simulated with values"):
+        fill(failing, 0, get_strategy("beam", budget=4), Scope.ALL, space=space, evaluation=evaluation_of("spmm"))
+    assert not failing.steps
