@@ -111,7 +111,7 @@ def test_model_proposals(snap_compare, model):
 
 
 def test_complete_schedule_with_evaluation(snap_compare):
-    expect = ("the sketch is complete", "complete: 31 steps", "[strategy:heuristic]", "1,636,523 cycles")
+    expect = ("the sketch is complete", "complete: 31 steps", "[strategy:heuristic]", "2,556,370 cycles")
     assert snap_compare(app("gcn"), terminal_size=SIZE, run_before=after(*HEURISTIC_ALL, expect=expect))
 
 
