@@ -255,6 +255,18 @@ def safe_divide(a, b):
     return out
 
 
+def combine(op: str, lhs, rhs):
+    """A binary op of the expression language on arrays, by the rules above (streams.scalar is
+    the same on one pair of values)."""
+    if op == "+":
+        return lhs + rhs
+    if op == "-":
+        return lhs - rhs
+    if op == "*":
+        return safe_multiply(lhs, rhs)
+    return safe_divide(lhs, rhs)
+
+
 def _broadcast(expr: Expr, order: tuple[str, ...], values, ext):
     if isinstance(expr, Const):
         return np.float64(expr.value)
@@ -270,11 +282,4 @@ def _broadcast(expr: Expr, order: tuple[str, ...], values, ext):
         return apply_function(expr.func, _broadcast(expr.arg, order, values, ext))
     if isinstance(expr, Neg):
         return -_broadcast(expr.arg, order, values, ext)
-    lhs, rhs = _broadcast(expr.lhs, order, values, ext), _broadcast(expr.rhs, order, values, ext)
-    if expr.op == "+":
-        return lhs + rhs
-    if expr.op == "-":
-        return lhs - rhs
-    if expr.op == "*":
-        return safe_multiply(lhs, rhs)
-    return safe_divide(lhs, rhs)
+    return combine(expr.op, _broadcast(expr.lhs, order, values, ext), _broadcast(expr.rhs, order, values, ext))

@@ -37,7 +37,7 @@ from fuseflow.program.expr import Access, BinOp, Call, Const, Expr, Neg
 from fuseflow.support.memory import check_memory
 from simulator.fibertree import FiberTree
 from simulator.points import PointSet, check_rows
-from simulator.reference import apply_function, safe_divide, safe_multiply
+from simulator.reference import apply_function, combine
 
 __all__ = ["Table", "memory_table", "region_values"]
 
@@ -260,14 +260,7 @@ def _evaluate(expr: Expr, read, shape) -> np.ndarray:
         return apply_function(expr.func, _evaluate(expr.arg, read, shape))
     if isinstance(expr, Neg):
         return -_evaluate(expr.arg, read, shape)
-    lhs, rhs = _evaluate(expr.lhs, read, shape), _evaluate(expr.rhs, read, shape)
-    if expr.op == "+":
-        return lhs + rhs
-    if expr.op == "-":
-        return lhs - rhs
-    if expr.op == "*":
-        return safe_multiply(lhs, rhs)
-    return safe_divide(lhs, rhs)
+    return combine(expr.op, _evaluate(expr.lhs, read, shape), _evaluate(expr.rhs, read, shape))
 
 
 class _OpValues:

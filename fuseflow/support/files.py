@@ -299,8 +299,8 @@ def write_bytes_atomic(path: PathLike, data: bytes, *, error: type[UserError] = 
         if isinstance(exc, OSError):
             raise os_error(exc, where, error, "write") from None
         raise
-    # a writer of this target killed before its rename left its temporary file here
-    remove_stale_temps(parent, target.name)
+    if follow_link:  # a file the user named (an export): a killed writer of it left its temporary
+        remove_stale_temps(parent, target.name)  # file here; bulk writes skip the folder scan
 
 
 def write_text_atomic(path: PathLike, text: str, *, error: type[UserError] = UserError,

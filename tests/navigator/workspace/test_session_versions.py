@@ -115,5 +115,5 @@ def test_the_next_write_of_a_target_clears_its_killed_writers_temporary_file(tmp
     tag = _kill_a_writer_of(target)
     other = target.parent / f".other.json{tag}abc.tmp"  # another target's: not this writer's business
     other.write_text("x")
-    write_text_atomic(target, "{}")
+    write_text_atomic(target, "{}", follow_link=True)  # an export: a path the user named
     assert sorted(p.name for p in target.parent.iterdir()) == [other.name, "schedule.json"]
