@@ -55,5 +55,5 @@ def test_programs_facts_and_compare_end_to_end(tmp_path):
     compared = run("compare", "gcn", "--dim", "N=12", "--dim", "F=4", "--dim", "H=2", "--dim", "C=2", "--json",
                    cwd=tmp_path)
     assert compared.returncode == 0, compared.stderr
-    names = [b["name"] for b in json.loads(compared.stdout)["baselines"]]
+    names = [b["name"] for b in json.loads(compared.stdout)["settings"]["defaults"]["baselines"]]
     assert names == ["unfused", "per_layer", "fully_fused"]

@@ -46,27 +46,36 @@ def cmd_eval(args) -> int:
 
 
 def cmd_compare(args) -> int:
+    from navigator.evaluation.baselines import SETTINGS
     from navigator.evaluation.report_text import format_comparison
-    from navigator.evaluation.runs import compare_programs_baselines
+    from navigator.evaluation.runs import backend_settings, compare_programs_baselines
 
     program, binding, hardware = load_program_args(args)
-    rows, used = compare_programs_baselines(program, binding, hardware, policy=args.policy, parallel=args.parallel,
-                                            seed=args.seed, dense_fixed=args.dense_order_fixed)
+    settings = SETTINGS if args.setting == "both" else (args.setting,)
+    by_setting, used = compare_programs_baselines(program, binding, hardware, policy=args.policy, settings=settings,
+                                                  seed=args.seed, dense_fixed=args.dense_order_fixed)
     if args.save:
         from fuseflow.support.files import ensure_folder, file_stem
         from fuseflow.schedule import save_schedule
 
         folder = ensure_folder(args.save)
+        for setting, rows in by_setting.items():
+            suffix = "" if setting == "defaults" else f"_{setting}"
+            for row in rows:
+                if row["schedule"] is not None:
+                    save_schedule(folder / f"{file_stem(program.name)}_{row['name']}{suffix}.json", program,
+                                  row["schedule"])
+    for rows in by_setting.values():
         for row in rows:
-            if row["schedule"] is not None:
-                save_schedule(folder / f"{file_stem(program.name)}_{row['name']}.json", program, row["schedule"])
-    for row in rows:
-        del row["schedule"]
+            del row["schedule"]
+    backend = backend_settings(hardware, args.policy, settings)
     if args.json:
         print_json({"kind": "simulated", "program": program.name, "data": used, "policy": args.policy,
-                    "parallel": args.parallel, "hardware": hardware.source, "baselines": rows})
+                    "backend": backend,
+                    "settings": {s: {"description": backend["settings"][s], "baselines": rows}
+                                 for s, rows in by_setting.items()}})
     else:
-        print(format_comparison(rows, program.name, args.policy, used))
+        print(format_comparison(by_setting, program.name, backend, used))
     return 0
 
 
@@ -85,8 +94,11 @@ def register(subs) -> None:
     cmp_ = subs.add_parser("compare", help="unfused, per-layer and fully fused baselines side by side")
     add_program_options(cmp_)
     _add_sim_options(cmp_)
-    cmp_.add_argument("--parallel", action="store_true",
-                      help="fork each region's outermost dense level across the hardware lanes and give its "
-                           "innermost level the widest stream shape")
+    cmp_.add_argument("--setting", choices=("both", "defaults", "parallel"), default="both",
+                      help="defaults: par factors 1 and scalar streams; parallel: fork each region's outermost "
+                           "dense level across the hardware lanes and give its innermost level the widest stream "
+                           "shape; both (default): side by side")
+    cmp_.add_argument("--parallel", dest="setting", action="store_const", const="parallel",
+                      help="the parallel setting only (same as --setting parallel)")
     cmp_.add_argument("--save", metavar="DIR", help="write each baseline's schedule JSON into DIR")
     cmp_.set_defaults(run=cmd_compare)

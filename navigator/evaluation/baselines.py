@@ -31,6 +31,8 @@ from fuseflow.analysis.orders import OrderSpace
 from fuseflow.schedule import RegionSchedule, Schedule, allowed_stream_shapes, levels
 
 ORDER_LIMIT = 20000     # orders scored per region (the first ones in enumeration order)
+#: the settings `navigator compare` runs every baseline under, side by side
+SETTINGS = ("defaults", "parallel")
 SHORTLIST = 6           # orders per region that are simulated
 TIE = 0.01              # cycles within this fraction of the fastest count as a tie
 
@@ -76,6 +78,19 @@ def region_schedule(program: Program, binding: Binding, ops, order, hw: Hardware
                 break
         shape = max(allowed_stream_shapes(lvls[-1]))
     return RegionSchedule(region.ops, tuple(order), tuple(par), shape, False)
+
+
+def describe_setting(setting: str, hw: Hardware) -> str:
+    """What a setting does to each region's schedule, in the words `compare` prints."""
+    if setting == "defaults":
+        return "the compiler's defaults: par factors 1 (no lanes), scalar streams"
+    return (f"lanes and vectors: the outermost dense level forks over the largest allowed factor up to "
+            f"{hw.lanes} lanes, the innermost level takes the widest allowed stream shape")
+
+
+def order_choice() -> str:
+    return (f"each region takes the fastest simulated of its {SHORTLIST} best-estimated orders "
+            f"(within {TIE:.0%}, the one moving fewer bytes); block mode off")
 
 
 def baselines(program: Program, policy: str = "accumulate", dense_fixed: bool = False) -> list[Baseline]:

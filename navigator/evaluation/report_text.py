@@ -69,22 +69,57 @@ def format_report(report, schedule_name: str = "") -> str:
     return "\n".join(lines)
 
 
-def format_comparison(rows: list[dict], program: str, policy: str, data: str = "") -> str:
-    lines = [f"program {program}: simulated (fast executor, policy {policy}); cycles and bytes are simulated, "
-             "not estimated"]
+def describe_backend(backend: dict) -> list[str]:
+    """The lines that state what `compare` ran on (navigator.evaluation.runs.backend_settings)."""
+    hw = backend["hardware"]
+    depth = hw["queue_depth"] or "unbounded"
+    lines = [f"  hardware {hw['source']}: {hw['lanes']} lanes, {hw['peak_ops_per_cycle']:g} ops/cycle, "
+             f"{hw['memory_bytes_per_cycle']:g} DRAM bytes/cycle, {hw['onchip_buffer_bytes']:,} bytes on chip, "
+             f"queue depth {depth}",
+             f"  orders: {backend['orders']}"]
+    lines += [f"  {name}: {text}" for name, text in backend["settings"].items()]
+    return lines
+
+
+_CELL = 34   # width of one setting's columns
+
+
+def _setting_cells(row: dict | None, figures: str) -> str:
+    if row is None or row["cycles"] is None:
+        reason = "not simulated" if row is None else f"not simulated: {row['not_simulated']}"
+        return f"{reason[:_CELL - 2]:<{_CELL}}"
+    if figures == "cycles":
+        speedup = f"{row['speedup']:.2f}x" if row["speedup"] is not None else "n/a"
+        return f"{row['cycles']:>11.4g} {speedup:>8} {row['roofline']:<13}"
+    return f"{row['flops']:>11.4g} {row['bytes']:>11.4g}{'':<11}"
+
+
+def format_comparison(by_setting: dict[str, list[dict]], program: str, backend: dict, data: str = "") -> str:
+    """The baselines under each setting side by side: cycles, speedup over that setting's
+    unfused and bound, then FLOPs and bytes; then each baseline's grouping."""
+    lines = [f"program {program}: simulated ({backend['executor']} executor, policy {backend['policy']}); "
+             "cycles and bytes are simulated, not estimated"]
     if data:
         lines.append(f"  data: {data}")
-    lines.append(f"  {'baseline':<12} {'regions':>7} {'FLOPs':>11} {'bytes':>11} {'cycles':>11} {'speedup':>8}  bound")
-    for row in rows:
-        if row["cycles"] is None:
-            lines.append(f"  {row['name']:<12} {len(row['fusion']):>7}  not simulated: {row['not_simulated']}")
-            continue
-        speedup = f"{row['speedup']:>7.2f}x" if row["speedup"] is not None else "     n/a"
-        lines.append(f"  {row['name']:<12} {len(row['fusion']):>7} {row['flops']:>11.4g} {row['bytes']:>11.4g} "
-                     f"{row['cycles']:>11.4g} {speedup}  {row['roofline']}")
-    for row in rows:
+    lines += describe_backend(backend)
+    settings = list(by_setting)
+    names = [row["name"] for row in next(iter(by_setting.values()))]
+    rows = {s: {row["name"]: row for row in by_setting[s]} for s in settings}
+    lines.append(f"  {'':<12} {'':>7}  " + " ".join(f"{'── ' + s + ' ──':^{_CELL}}" for s in settings).rstrip())
+    lines.append(f"  {'baseline':<12} {'regions':>7}  "
+                 + " ".join(f"{'cycles':>11} {'speedup':>8} {'bound':<13}" for _ in settings).rstrip())
+    first = rows[settings[0]]
+    for name in names:
+        cells = " ".join(_setting_cells(rows[s].get(name), "cycles") for s in settings)
+        lines.append(f"  {name:<12} {len(first[name]['fusion']):>7}  {cells}".rstrip())
+    lines.append(f"  {'':<12} {'':>7}  " + " ".join(f"{'FLOPs':>11} {'bytes':>11}{'':<11}" for _ in settings).rstrip())
+    for name in names:
+        cells = " ".join(_setting_cells(rows[s].get(name), "work") for s in settings)
+        lines.append(f"  {name:<12} {'':>7}  {cells}".rstrip())
+    for name in names:
+        row = first[name]
         groups = " | ".join(" ".join(g) for g in row["fusion"])
-        lines.append(f"  {row['name']}: {groups}")
+        lines.append(f"  {name}: {groups}")
         if row.get("note"):
             lines.append(f"    {row['note']}")
     return "\n".join(lines)

@@ -44,13 +44,28 @@ def _check_exact_size(program, binding, schedule, hardware, policy: str, seed: i
                         fix="use --executor fast, or shrink the problem with --dim")
 
 
-def compare_programs_baselines(program, binding, hardware, *, policy: str, parallel: bool, seed: int | None,
-                               dense_fixed: bool = False) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The baselines' rows (navigator.evaluation.baselines) and a description of the data they ran on."""
+def compare_programs_baselines(program, binding, hardware, *, policy: str, settings=("defaults", "parallel"),
+                               seed: int | None, dense_fixed: bool = False
+                               ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
+    """The baselines' rows (navigator.evaluation.baselines) under each setting, on the same data,
+    and a description of that data."""
     from navigator.evaluation.baselines import compare_baselines
     from simulator.program_data import describe_inputs, materialize
 
     data = materialize(program, binding, seed)
-    rows = compare_baselines(program, binding, hardware, policy=policy, parallel=parallel, data=data,
-                             dense_fixed=dense_fixed)
+    rows = {setting: compare_baselines(program, binding, hardware, policy=policy, parallel=setting == "parallel",
+                                       data=data, dense_fixed=dense_fixed)
+            for setting in settings}
     return rows, describe_inputs(program, binding, data)
+
+
+def backend_settings(hardware, policy: str, settings) -> dict[str, Any]:
+    """What `compare` ran on: the executor, the policy, every hardware key, how orders were
+    chosen, and what each setting does."""
+    import dataclasses
+
+    from navigator.evaluation.baselines import describe_setting, order_choice
+
+    keys = {k: v for k, v in dataclasses.asdict(hardware).items() if k != "source"}
+    return {"executor": "fast", "policy": policy, "hardware": {"source": hardware.source, **keys},
+            "orders": order_choice(), "settings": {s: describe_setting(s, hardware) for s in settings}}

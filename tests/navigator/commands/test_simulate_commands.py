@@ -65,17 +65,44 @@ def test_eval_exits_1_when_the_check_fails(capsys, gcn_schedule, monkeypatch):
     assert code == 1 and "numerical check: FAILED" in out
 
 
-def test_compare_json_lists_the_baselines(capsys):
+def test_compare_json_lists_the_baselines_under_both_settings(capsys):
     code, out, _ = _run(capsys, "compare", "gcn", *SMALL_GCN, "--policy", "accumulate", "--json")
     data = json.loads(out)
     assert code == 0
-    names = [b["name"] for b in data["baselines"]]
-    assert names == ["unfused", "per_layer", "fully_fused"]
-    for b in data["baselines"]:
-        assert {"name", "flops", "bytes", "cycles", "speedup"} <= set(b)
-    assert data["baselines"][0]["speedup"] == 1.0
-    assert data["baselines"][1]["fusion"] == [["aggregate1", "transform1", "activate1"],
-                                             ["aggregate2", "transform2", "bias2"]]
+    assert list(data["settings"]) == ["defaults", "parallel"]
+    for setting in data["settings"].values():
+        names = [b["name"] for b in setting["baselines"]]
+        assert names == ["unfused", "per_layer", "fully_fused"]
+        for b in setting["baselines"]:
+            assert {"name", "flops", "bytes", "cycles", "speedup"} <= set(b)
+        assert setting["baselines"][0]["speedup"] == 1.0
+        assert setting["baselines"][1]["fusion"] == [["aggregate1", "transform1", "activate1"],
+                                                    ["aggregate2", "transform2", "bias2"]]
+    defaults, parallel = (data["settings"][s]["baselines"] for s in ("defaults", "parallel"))
+    # lanes and vectors make every baseline faster on the same data, and FLOPs do not change
+    for d, p in zip(defaults, parallel):
+        assert p["cycles"] < d["cycles"] and p["flops"] == d["flops"]
+
+
+def test_compare_states_its_backend(capsys, tmp_path):
+    hardware = tmp_path / "hw.toml"
+    hardware.write_text("lanes = 4\nqueue_depth = 2\n")
+    code, out, _ = _run(capsys, "compare", "gcn", *SMALL_GCN, "--hardware", hardware, "--json")
+    backend = json.loads(out)["backend"]
+    assert backend["executor"] == "fast" and backend["policy"] == "accumulate"
+    assert backend["hardware"]["source"] == str(hardware)
+    assert backend["hardware"]["lanes"] == 4 and backend["hardware"]["queue_depth"] == 2
+    assert "up to 4 lanes" in backend["settings"]["parallel"] and "par factors 1" in backend["settings"]["defaults"]
+    code, out, _ = _run(capsys, "compare", "gcn", *SMALL_GCN, "--hardware", hardware)
+    assert f"hardware {hardware}: 4 lanes" in out and "queue depth 2" in out
+    assert "── defaults ──" in out and "── parallel ──" in out
+
+
+def test_compare_one_setting(capsys):
+    code, out, _ = _run(capsys, "compare", "gcn", *SMALL_GCN, "--parallel", "--json")
+    assert list(json.loads(out)["settings"]) == ["parallel"]
+    code, out, _ = _run(capsys, "compare", "gcn", *SMALL_GCN, "--setting", "defaults")
+    assert "── defaults ──" in out and "── parallel ──" not in out
 
 
 def test_compare_explains_an_illegal_full_fusion(capsys, tmp_path):
@@ -83,15 +110,16 @@ def test_compare_explains_an_illegal_full_fusion(capsys, tmp_path):
     assert code == 0
     assert "full fusion is illegal" in out and "second pass" in out
     saved = sorted(p.name for p in tmp_path.iterdir())
-    assert saved == ["block_attention_fully_fused.json", "block_attention_per_layer.json",
-                     "block_attention_unfused.json"]
+    assert saved == ["block_attention_fully_fused.json", "block_attention_fully_fused_parallel.json",
+                     "block_attention_per_layer.json", "block_attention_per_layer_parallel.json",
+                     "block_attention_unfused.json", "block_attention_unfused_parallel.json"]
     assert main(["eval", str(tmp_path / "block_attention_per_layer.json"), "--program", "block_attention",
                  "--dim", "L=32", "--dim", "Dk=4"]) == 0
 
 
 def test_compare_on_a_synthetic_preset(capsys):
     code, out, _ = _run(capsys, "compare", "spmm", "--preset", "dblp", "--dim", "N=200", "--json")
-    assert code == 0 and json.loads(out)["baselines"][0]["cycles"] > 0
+    assert code == 0 and json.loads(out)["settings"]["defaults"]["baselines"][0]["cycles"] > 0
 
 
 # ---- bad input: one line on stderr, exit code 2 ----
