@@ -8,8 +8,8 @@
   takes (tiles of its busiest lane) + (stop tokens shared over its lanes) + 1 (done) cycles.
   The busiest lane is measured on the data, so skewed fibers show up as imbalance.
   As in the reference, a reducer spends one more cycle on each higher-order stop it emits,
-  and a sparse accumulator, which emits a row only when the next one starts, adds the cycles
-  of its output to those of its input.
+  and a sparse accumulator, which emits a row while it takes the next one, adds to its input's
+  cycles only its last row (a mean row of its output), that row's closing stop and its done.
 * A fused region is a pipeline: it takes as long as its slowest stage (times the queue stall
   of bounded queues, `simulator.pipeline`), but no less than its DRAM traffic at
   `memory_bytes_per_cycle` nor its arithmetic at `peak_ops_per_cycle`, plus the fill latency
@@ -76,8 +76,8 @@ def _folded_lanes(counts: Counts, hw: Hardware) -> np.ndarray:
 
 def primitive_cycles(counts: Counts, hw: Hardware, emitted: Counts | None = None, kind: str = "") -> float:
     """Cycles of one primitive. A reducer also spends a cycle on each stop of a higher order it
-    emits, and a sparse accumulator emits its rows after consuming them (`emitted`: the counts
-    of the stream it emits)."""
+    emits, and a sparse accumulator emits its last row after its input ends (`emitted`: the
+    counts of the stream it emits)."""
     lanes = _folded_lanes(counts, hw)
     width = max(1, len(lanes))
     cycles = float(lanes.max(initial=0)) + math.ceil(counts.fibers / width) + 1
@@ -85,8 +85,10 @@ def primitive_cycles(counts: Counts, hw: Hardware, emitted: Counts | None = None
         # one cycle per closed fiber that emits a stop after its sums (a bare stop passes on)
         cycles += math.ceil(min(emitted.stops, emitted.fibers) / width)
     elif emitted is not None and kind == "spacc":
-        out = _folded_lanes(emitted, hw)
-        cycles += float(out.max(initial=0)) + math.ceil(emitted.stops / max(1, len(out)))
+        # it emits while it takes its input; after its input's done token, it still emits the last
+        # row (the mean row of its output: the counts do not say which row is last), the row's
+        # closing stop and the done token
+        cycles += math.ceil(emitted.tiles / max(1, emitted.fibers)) + 2
     return cycles
 
 
