@@ -78,6 +78,13 @@ def primitive_cycles(counts: Counts, hw: Hardware, emitted: Counts | None = None
     """Cycles of one primitive. A reducer also spends a cycle on each stop of a higher order it
     emits, and a sparse accumulator emits its last row after its input ends (`emitted`: the
     counts of the stream it emits)."""
+    if kind == "fork":
+        # the serial side of a lane boundary passes one token per cycle for all lanes together
+        return float(counts.tiles) + counts.fibers + 1
+    if kind == "join" and emitted is not None:
+        # the lanes' streams merge once each lane has closed its own reductions: the merge passes
+        # the op's output, one token per cycle for all lanes together
+        return float(emitted.tiles) + emitted.fibers + 1
     lanes = _folded_lanes(counts, hw)
     width = max(1, len(lanes))
     cycles = float(lanes.max(initial=0)) + math.ceil(counts.fibers / width) + 1
@@ -93,12 +100,17 @@ def primitive_cycles(counts: Counts, hw: Hardware, emitted: Counts | None = None
 
 
 def emitted_counts(plan: RegionPlan, counts: dict[int, Counts]) -> dict[int, Counts]:
-    """Reducer / accumulator -> the counts of the stream it emits (its writer's input)."""
+    """Reducer / accumulator -> the counts of the stream it emits (its writer's input); lane join
+    -> the largest stream its op emits (what the lanes' merge passes)."""
     out = {}
     for op in plan.ops:
         for edge in op.edges:
+            target = counts[edge.drop_pid if edge.drop_pid is not None else edge.write_pid]
             if edge.reduce_pid is not None:
-                out[edge.reduce_pid] = counts[edge.drop_pid if edge.drop_pid is not None else edge.write_pid]
+                out[edge.reduce_pid] = target
+            if op.join is not None and (op.join not in out or target.tiles + target.fibers >
+                                        out[op.join].tiles + out[op.join].fibers):
+                out[op.join] = target
     return out
 
 
