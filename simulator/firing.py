@@ -14,8 +14,9 @@ versions):
   coordinate of a fiber, until the parent's next token has arrived (rd_scanner.py,
   CompressedCrdRdScan.update: it advances only while its input queue is not empty); a dense
   one does not (UncompressCrdRdScan);
-* a locator or repeater emits one token per token of its signal, takes its parent's reference
-  with a fiber's first coordinate and, for a stop, peeks at the parent's next token as an
+* a locator or repeater emits one token per token of its signal; it loads its parent's next
+  token as soon as it has finished a fiber, before the signal arrives (a step the signal's
+  first step may share a cycle with), and for a stop peeks at the parent's next token as an
   iterator does (repeater.py, Repeat.update);
 * a joiner holds one token of each side in a register: a first step loads both, then each
   step compares the registers and reloads the side(s) it advances, and it steps only when

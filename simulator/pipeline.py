@@ -240,8 +240,8 @@ def schedule(plan: RegionPlan, firings: dict[int, Firing], depth: int) -> dict[o
             steps_of = emitted_at[src]
             rows.append((times[src], [steps_of[x] if x >= 0 else -1 for x in need.tolist()], lat))
         ins[k] = rows
-    # per producer: (consumer's step times, consumer's step that took each token)
-    outs: dict[object, list[tuple[list[int], list[int]]]] = {k: [] for k in keys}
+    # per producer: (consumer's step times, consumer's step that took each token, tokens it takes)
+    outs: dict[object, list[tuple[list[int], list[int], int]]] = {k: [] for k in keys}
     neighbours: dict[object, set] = {k: set() for k in keys}
     for k in keys:
         st = stages[k]
@@ -250,7 +250,8 @@ def schedule(plan: RegionPlan, firings: dict[int, Firing], depth: int) -> dict[o
             neighbours[k].add(src)
         for src, need in st.takes.items():
             if not st.sink and depth:
-                outs[src].append((times[k], _first_steps(np.asarray(need, dtype=np.int64)).tolist()))
+                took = _first_steps(np.asarray(need, dtype=np.int64)).tolist()
+                outs[src].append((times[k], took, len(took)))
         for w in st.after:
             neighbours[w].add(k)
     n_steps = {k: stages[k].steps for k in keys}
@@ -278,37 +279,34 @@ def schedule(plan: RegionPlan, firings: dict[int, Firing], depth: int) -> dict[o
             if s and joint is not None and joint[s]:
                 t = mine[-1]                # one update may do both steps
             ready = True
-            for tq, w, lat in rows:
-                at = w[s]
-                if at >= 0:
-                    if at >= len(tq):
-                        ready = False
-                        break
-                    if tq[at] + lat > t:
-                        t = tq[at] + lat
-            if ready and room and s and t > mine[-1]:
-                # a consumer holds it back while it has not taken all but `depth` of the tokens
-                # emitted by cycle t - 2 (a step in the same cycle as the previous one passed)
-                while True:
-                    i = s - 1
-                    while i >= 0 and mine[i] > t - 2:
-                        i -= 1
-                    k = (cum[i] if i >= 0 else 0) - depth
-                    if k <= 0:
-                        break
-                    later = t
-                    for tc, took in room:
-                        if k - 1 >= len(took):
-                            continue            # the consumer never takes that token
-                        at = took[k - 1]
-                        if at >= len(tc):
-                            ready = False
+            try:                            # (an IndexError: a token not emitted yet)
+                for tq, w, lat in rows:
+                    at = w[s]
+                    if at >= 0:
+                        v = tq[at] + lat
+                        if v > t:
+                            t = v
+                if room and s and t > mine[-1]:
+                    # a consumer holds it back while it has not taken all but `depth` of the tokens
+                    # emitted by cycle t - 2 (a step in the same cycle as the previous one passed)
+                    while True:
+                        i = s - 1
+                        while i >= 0 and mine[i] > t - 2:
+                            i -= 1
+                        k = (cum[i] if i >= 0 else 0) - depth
+                        if k <= 0:
                             break
-                        if tc[at] + 2 > later:
-                            later = tc[at] + 2
-                    if not ready or later == t:
-                        break
-                    t = later
+                        later = t
+                        for tc, took, n_took in room:
+                            if k <= n_took:     # (a consumer that never takes the token holds nothing)
+                                v = tc[took[k - 1]] + 2
+                                if v > later:
+                                    later = v
+                        if later == t:
+                            break
+                        t = later
+            except IndexError:
+                ready = False
             if not ready:
                 break
             mine.append(t)

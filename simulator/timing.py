@@ -6,7 +6,9 @@
 * A fork at a level deals its coordinates to lanes round-robin; the lanes of a primitive are
   the product of the par factors on its path, folded onto the hardware's `lanes`. A primitive
   takes (tiles of its busiest lane) + (stop tokens shared over its lanes) + 1 (done) cycles.
-  The busiest lane is measured on the data, so skewed fibers show up as imbalance.
+  The busiest lane is measured on the data, so skewed fibers show up as imbalance. The fork
+  and the lane join pass one token per cycle for all lanes together, as SAM's parallelizer
+  does; the join merges the op's output (each lane closes its own reductions first).
   As in the reference, a reducer spends one more cycle on each higher-order stop it emits,
   and a sparse accumulator, which emits a row while it takes the next one, adds to its input's
   cycles only its last row (a mean row of its output), that row's closing stop and its done.
