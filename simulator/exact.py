@@ -43,12 +43,15 @@ class _Recorder:
         if not self.steps:
             return
         ins = self.inputs(pid)
-        if self.plan.primitives[pid].kind in ("locate", "repeat"):
+        kind = self.plan.primitives[pid].kind
+        if kind in ("locate", "repeat"):
             parent_pid, signal = (ins[0], ins[1:]) if len(ins) == 2 else (None, ins)
         else:
             parent_pid, signal = (ins[0] if ins else None), ()
-        self.firings[pid] = expanded(parent_pid, parent, out, signal) if parent_pid is not None or signal \
-            else source(len(out))
+        if parent_pid is not None and self.plan.primitives[parent_pid].kind == "write":
+            parent_pid = None       # a buffer's root reference: no stream (its writer starts the op)
+        self.firings[pid] = expanded(parent_pid, parent, out, signal, look_ahead=kind == "scan") \
+            if parent_pid is not None or signal else source(len(out))
 
     def pass_through(self, pid: int, n: int) -> None:
         if not self.steps:
@@ -119,7 +122,8 @@ def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visit
             out, walked, trace = join(left, right, node.kind, record.steps)
             record.stream(node.pid, out, vars_, parent_paths, walked)
             if record.steps:
-                record.firings[node.pid] = merge_firing(node.children[0].pid, node.children[1].pid, trace)
+                record.firings[node.pid] = merge_firing(node.children[0].pid, node.children[1].pid, trace,
+                                                        len(left), len(right))
             return out
 
         merged = node_stream(level.iterator)
@@ -133,10 +137,11 @@ def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visit
             record.stream(spid, follower, vars_, parent_paths)
             record.iterate(spid, refs[key], follower)
             lead = record.inputs(jpid)[0]
+            merged_in = merged
             merged, walked, trace = join(merged, follower, "left", record.steps)
             record.stream(jpid, merged, vars_, parent_paths, walked)
             if record.steps:
-                record.firings[jpid] = merge_firing(lead, spid, trace)
+                record.firings[jpid] = merge_firing(lead, spid, trace, len(merged_in), len(follower))
             joined.add(key)
         if level.fork is not None:
             record.stream(level.fork, merged, vars_, parent_paths)

@@ -6,10 +6,12 @@
 * A fork at a level deals its coordinates to lanes round-robin; the lanes of a primitive are
   the product of the par factors on its path, folded onto the hardware's `lanes`. A primitive
   takes (tiles of its busiest lane) + (stop tokens shared over its lanes) + 1 (done) cycles.
-  The busiest lane is measured on the data, so skewed fibers show up as imbalance.
+  The busiest lane is measured on the data, so skewed fibers show up as imbalance. The fork
+  and the lane join pass one token per cycle for all lanes together, as SAM's parallelizer
+  does; the join merges the op's output (each lane closes its own reductions first).
   As in the reference, a reducer spends one more cycle on each higher-order stop it emits,
-  and a sparse accumulator, which emits a row only when the next one starts, adds the cycles
-  of its output to those of its input.
+  and a sparse accumulator, which emits a row while it takes the next one, adds to its input's
+  cycles only its last row (a mean row of its output), that row's closing stop and its done.
 * A fused region is a pipeline: it takes as long as its slowest stage (times the queue stall
   of bounded queues, `simulator.pipeline`), but no less than its DRAM traffic at
   `memory_bytes_per_cycle` nor its arithmetic at `peak_ops_per_cycle`, plus the fill latency
@@ -76,8 +78,15 @@ def _folded_lanes(counts: Counts, hw: Hardware) -> np.ndarray:
 
 def primitive_cycles(counts: Counts, hw: Hardware, emitted: Counts | None = None, kind: str = "") -> float:
     """Cycles of one primitive. A reducer also spends a cycle on each stop of a higher order it
-    emits, and a sparse accumulator emits its rows after consuming them (`emitted`: the counts
-    of the stream it emits)."""
+    emits, and a sparse accumulator emits its last row after its input ends (`emitted`: the
+    counts of the stream it emits)."""
+    if kind == "fork":
+        # the serial side of a lane boundary passes one token per cycle for all lanes together
+        return float(counts.tiles) + counts.fibers + 1
+    if kind == "join" and emitted is not None:
+        # the lanes' streams merge once each lane has closed its own reductions: the merge passes
+        # the op's output, one token per cycle for all lanes together
+        return float(emitted.tiles) + emitted.fibers + 1
     lanes = _folded_lanes(counts, hw)
     width = max(1, len(lanes))
     cycles = float(lanes.max(initial=0)) + math.ceil(counts.fibers / width) + 1
@@ -85,18 +94,25 @@ def primitive_cycles(counts: Counts, hw: Hardware, emitted: Counts | None = None
         # one cycle per closed fiber that emits a stop after its sums (a bare stop passes on)
         cycles += math.ceil(min(emitted.stops, emitted.fibers) / width)
     elif emitted is not None and kind == "spacc":
-        out = _folded_lanes(emitted, hw)
-        cycles += float(out.max(initial=0)) + math.ceil(emitted.stops / max(1, len(out)))
+        # it emits while it takes its input; after its input's done token, it still emits the last
+        # row (the mean row of its output: the counts do not say which row is last), the row's
+        # closing stop and the done token
+        cycles += math.ceil(emitted.tiles / max(1, emitted.fibers)) + 2
     return cycles
 
 
 def emitted_counts(plan: RegionPlan, counts: dict[int, Counts]) -> dict[int, Counts]:
-    """Reducer / accumulator -> the counts of the stream it emits (its writer's input)."""
+    """Reducer / accumulator -> the counts of the stream it emits (its writer's input); lane join
+    -> the largest stream its op emits (what the lanes' merge passes)."""
     out = {}
     for op in plan.ops:
         for edge in op.edges:
+            target = counts[edge.drop_pid if edge.drop_pid is not None else edge.write_pid]
             if edge.reduce_pid is not None:
-                out[edge.reduce_pid] = counts[edge.drop_pid if edge.drop_pid is not None else edge.write_pid]
+                out[edge.reduce_pid] = target
+            if op.join is not None and (op.join not in out or target.tiles + target.fibers >
+                                        out[op.join].tiles + out[op.join].fibers):
+                out[op.join] = target
     return out
 
 

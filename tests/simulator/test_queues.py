@@ -12,7 +12,7 @@ from fuseflow.program.bundled import resolve_program
 from fuseflow.schedule import RegionSchedule, Schedule
 from simulator import firing
 from simulator.evaluate import run_schedule
-from simulator.pipeline import simulate
+from simulator.pipeline import sam_graph, schedule, simulate
 from simulator.program_data import materialize
 from tests.simulator.helpers import SMALL_DIMS, random_schedule
 
@@ -32,52 +32,78 @@ def _one_region(tmp_path, name, order, dims):
     return results[0]
 
 
-def test_spmm_gustavson_by_hand_at_depth_2(tmp_path):
-    """C(i,j) = sum_k A(i,k) B(k,j), order i k j, A = [[0,1],[1,0]], J = 2.
+def _pid(region, label: str) -> int:
+    return next(p.pid for p in region.plan.primitives if p.label.startswith(label))
 
-    Streams: dense i emits (0) (1) S0 D: 4 tokens, cycles 0-3. locate A.i follows one hop later
-    (1-4). scan A.k emits (k=1) S0 (k=0) S1 D; its first coordinate needs A.i's first reference
-    (cycle 1), so it steps at 2, 3, 4, 5, 6. dense j emits 2 coordinates per k plus stops
-    (7 tokens): (0,1,0) (0,1,1) S0 (1,0,0) (1,0,1) S1 D, at 3, 4, 5, 6, 7, 8, 9 (each fiber
-    waits for its k one hop earlier). locate B.j and the B values follow at 4-10 and 5-11, the
-    repeated A values at 4-10, so the product (ALU) emits its 7 tokens at 6-12.
-    The sparse accumulator (13 steps) consumes row 0's three tokens at 7, 8, 9; row 1's first
-    token arrives at 10: it consumes it and emits row 0 (two sums and S0) at 10, 11, 12, then
-    accumulates it (13); row 1's next two tokens at 14, 15, the done token at 16, then emits
-    row 1 (two sums, S1) and D at 16, 17, 18, 19. The writer takes each token one cycle after
-    it is emitted: 11, 12, 13 and 17, 18, 19, 20, so the region ends after cycle 20: 21 cycles.
-    Depth 2: a channel takes token k two cycles after each consumer took token k - 3. scan A.k's
-    done token (k = 4) waits for dense j to take token 1 (cycle 5, with its second fiber): 5 + 2
-    = 7 instead of 6, and the done tokens after it shift by one cycle (dense j 10, product 13).
-    The accumulator needs the product's done token only at its step 9 (cycle 16): the total
-    stays 21.
+
+def test_spmm_gustavson_by_hand_at_depth_2(tmp_path):
+    """C(i,j) = sum_k A(i,k) B(k,j), order i k j, A = [[0,1],[1,0]], J = 3.
+
+    The graph SAM runs (pipeline.sam_graph): locate A.i is dense i's reference, locate B.k is
+    scan A.k's coordinate (B's parent reference is the root's), so repeat ref B over i is
+    dropped, and locate B.j is dense j's reference; array A moves behind repeat value A over j,
+    whose signal passes a signal generator; the accumulator reads through a stop dropper.
+
+    Unbounded: dense i emits (0) (1) S0 D at 0-3. scan A.k emits (k=1) at 1, S0 at 2 (it
+    peeks at i's token 2, there at 2) and merges i's S0, (k=0) at 3, S1 at 4, D at 5. dense j
+    emits 0 1 2 S1 0 1 2 S2 D at 2-10; array B reads at 3-11. The signal generator follows
+    dense j at 3-11; the repeater loads k=1's reference at 2, emits 0 0 0 at 4-6, S1 at 7
+    (taking scan A.k's S0), loads k=0's at 8 and emits its first value in the same cycle, then
+    9, 10, S2 at 11, D at 12; array A reads behind it at 5-13, the ALU at 6-14, the dropper at
+    7-15, the accumulator's intake at 8-16. Row 0 goes out once the intake takes row 1's first
+    token (its step 4, cycle 12): 12, 13, 14; S0 and row 1 wait for the done token (16): S0 at
+    16, 17-19, S1 at 20, D at 21. The writer takes them at 13-15 and 17-22: 23 cycles.
+
+    Depth 2: a producer skips a cycle while a consumer had taken fewer than all but 2 of the
+    tokens it emitted two cycles before. Array B emits at 3, 4, 5, 6 but the ALU takes its first
+    B value only at 6 (the A value comes late), so at 7 (3 emitted by 5, 1 taken by 5: no), 8
+    (4 by 6, 2 taken by 6: no) it waits, and steps at 9 (2 taken by 7): 9-13. dense j then
+    waits for array B to take its 6th token (10): its D goes at 12 instead of 10, and the done
+    tokens follow at 13 (signal), 14 (repeater), 15 (array A), 16 (ALU), 17 (dropper), 18
+    (intake): S0 at 18, row 1 at 19-21, S1 at 22, D at 23, the writer's last at 24: 25 cycles.
+    SAM's reference simulator, wired by hand, gives 23 and 25 as well.
     """
-    region = _one_region(tmp_path, "spmm", ("i", "k", "j"), {"J": 2})
-    assert simulate(region.plan, region.run.firings, 2) == 21
-    assert simulate(region.plan, region.run.firings, 0) == 21
-    spacc = next(p.pid for p in region.plan.primitives if p.kind == "spacc")
-    assert region.run.firings[spacc].emits == [0, 0, 0, 1, 2, 3, 3, 3, 3, 4, 5, 6, 7]
+    region = _one_region(tmp_path, "spmm", ("i", "k", "j"), {"J": 3})
+    assert simulate(region.plan, region.run.firings, 0) == 23
+    assert simulate(region.plan, region.run.firings, 2) == 25
+    times = schedule(region.plan, region.run.firings, 2)
+    assert times[_pid(region, "read B values")] == [3, 4, 5, 6, 9, 10, 11, 12, 13]
+    assert times[_pid(region, "dense j")][-1] == 12
+    spacc = _pid(region, "spacc")
+    assert times[spacc] == [12, 13, 14, 18, 19, 20, 21, 22, 23]
+    assert region.run.firings[spacc].after_intake == [4, 4, 4, 8, 8, 8, 8, 8, 8]
+    stages = sam_graph(region.plan, region.run.firings)
+    assert _pid(region, "locate B.k") not in stages and _pid(region, "repeat ref B over i") not in stages
+    assert _pid(region, "read A values") not in stages and ("array", _pid(region, "repeat value A")) in stages
 
 
 def test_sddmm_by_hand_at_depth_2(tmp_path):
-    """C(i,j) = A(i,j) * sum_k B(i,k) D(j,k), order i j k, K = 1, A = [[0,1],[1,0]].
+    """C(i,j) = A(i,j) * sum_k B(i,k) D(j,k), order i j k, K = 3, A = [[0,1],[1,0]].
 
-    dense i emits 4 tokens at 0-3; scan A.j emits (0,1) S0 (1,0) S1 D at 2-6; dense k (one
-    coordinate per j) emits 5 tokens at 3-7. Both products wait for their last input: the first
-    ALU at 6, 7, 8, 9, 10 (the repeated A value arrives last), the second at 7-11. The reducer
-    (closing k) spends a cycle per token and one more on each stop of a higher order: tokens
-    (0,1,0) S1 (1,0,0) S2 D give steps 8 (consume), 9 (S1: the sum), 10 (S1: emit S0),
-    11 (consume), 12 (S2: the sum), 13 (S2: emit S1), 14 (D). The writer takes the 5 emitted
-    tokens at 10, 11, 13, 14, 15: 16 cycles.
-    Depth 2 stalls the short path and not the total: locate B.i's token 3 (its done) must wait
-    two cycles after the repeater of B over j took token 0, which happens only at cycle 3 with
-    j's first coordinate, so it is emitted at 5 instead of 4; the longer path hides it.
+    locate D.j is scan A.j's coordinate (D's parent reference is the root's) and locate D.k
+    dense k's reference; locate B.k combines B's row with k and keeps its hop.
+    Unbounded: dense i at 0-3, scan A.j (j=1) S0 (j=0) S1 D at 1-5, dense k 0 1 2 S1 0 1 2 S2 D
+    at 2-10, array D behind it at 3-11. locate B.k emits at 4-12 (its parent, B's row repeated
+    over j, loads row 0 at 3), repeat value A over k at 4-12 behind its signal generator (3-11),
+    array A at 5-13 and array B at 5-13, the products at 6-14 and 7-15. The reducer spends a
+    cycle per token (8-16) and one more on each higher-order stop: the sums on S1 (11) and S2
+    (15), S0 at 12 and S1 at 17, D at 18. The writer takes 5 tokens at 12, 13, 17, 18, 19: 20.
+
+    Depth 2: array D is the short path into the second product, which takes its first D value
+    only at 7: array D emits at 3-6, then waits until the product has taken 2 tokens by two
+    cycles before (8 + 2 = 10): 10-14. dense k waits for array D's 6th take (11): its D at 13
+    instead of 10, then the done tokens at 14 (signal, locate B.k), 15 (repeater, array B), 16
+    (array A), 17 (first product), 18 (second), 19 (reducer), 20 (writer): 21 cycles, as SAM's
+    reference simulator gives.
     """
-    region = _one_region(tmp_path, "sddmm", ("i", "j", "k"), {"K": 1})
-    assert simulate(region.plan, region.run.firings, 2) == 16
-    assert simulate(region.plan, region.run.firings, 0) == 16
-    reduce = next(p.pid for p in region.plan.primitives if p.kind == "reduce")
-    assert region.run.firings[reduce].emits == [0, 1, 2, 2, 3, 4, 5]
+    region = _one_region(tmp_path, "sddmm", ("i", "j", "k"), {"K": 3})
+    assert simulate(region.plan, region.run.firings, 0) == 20
+    assert simulate(region.plan, region.run.firings, 2) == 21
+    times = schedule(region.plan, region.run.firings, 2)
+    assert times[_pid(region, "read D values")] == [3, 4, 5, 6, 10, 11, 12, 13, 14]
+    reduce = _pid(region, "reduce")
+    assert region.run.firings[reduce].emits == [0, 0, 0, 1, 2, 2, 2, 2, 3, 4, 5]
+    assert times[reduce][-1] == 19
 
 
 def test_a_shallow_queue_on_the_short_path_throttles_a_fork_join(tmp_path):
@@ -140,52 +166,44 @@ def test_every_reducer_and_accumulator_trace_matches_its_stream(monkeypatch):
 
 
 def _stepped(plan, firings, depth):
-    """The same rules, applied cycle by cycle (an independent check of the event-driven schedule):
-    in cycle t a primitive takes its next step if the tokens it needs were emitted before t and,
-    when it emits token k, every consumer had taken token k - depth - 1 by cycle t - 2."""
-    kinds = {p.pid: p.kind for p in plan.primitives}
-    emitted_at = {p: [] for p in firings}                    # token -> cycle
-    taken_at = {}                                             # (producer, consumer) -> token -> cycle
-    step = {p: 0 for p in firings}
-    consumers = {p: [] for p in firings}
-    for p, f in firings.items():
-        for q in f.needs:
-            if kinds[q] != "write":
-                consumers[q].append(p)
-                taken_at[(q, p)] = []
+    """The same rules, applied cycle by cycle as SAM's test loop runs (an independent check of
+    the event-driven schedule): in cycle t a stage skips its update if, at a consumer's update
+    in cycle t - 1, that consumer's queue held more than `depth` tokens (the tokens it emitted
+    by t - 2 less those the consumer took by t - 2); otherwise it takes its next step if the
+    tokens it waits for were emitted early enough, and the steps after it marked `joint` in
+    the same cycle."""
+    stages = sam_graph(plan, firings)
+    emitted_at = {k: [] for k in stages}                     # token -> cycle
+    took_at = {(src, k): [] for k, st in stages.items() for src in st.takes}
+    consumers = {k: [c for c, st in stages.items() if k in st.takes and not st.sink] for k in stages}
+    step = {k: 0 for k in stages}
     first = {}
     t = last = 0
-    while any(step[p] < f.steps for p, f in firings.items()):
-        fired = []
-        for p, f in firings.items():
-            s = step[p]
-            if s == f.steps:
+    while any(step[k] < st.steps for k, st in stages.items()):
+        for k, st in stages.items():         # an accumulator's intake comes before its output
+            s = step[k]
+            if s == st.steps:
                 continue
-            writers = [q for q in plan.primitives[p].inputs if kinds[q] == "write"]
-            if s == 0 and any(q not in first or first[q] + 1 > t for q in writers):
+            if depth and any(sum(1 for e in emitted_at[k] if e <= t - 2) -
+                             sum(1 for x in took_at[(k, c)] if x <= t - 2) > depth for c in consumers[k]):
                 continue
-            ok = all(sum(1 for c in emitted_at[q] if c < t) >= need[s]
-                     for q, need in f.needs.items() if kinds[q] != "write")
-            before = f.emits[s - 1] if s else 0
-            if ok and depth and f.emits[s] > before:
-                k = f.emits[s] - 1
-                # (a consumer that never takes token k - depth - 1 does not hold it back)
-                ok = all(sum(1 for when in taken_at[(p, c)] if when <= t - 2) >= k - depth
-                         for c in consumers[p] if firings[c].needs[p][-1] > k - depth - 1)
-            if ok:
-                fired.append(p)
-        for p in fired:
-            f = firings[p]
-            s = step[p]
-            before = f.emits[s - 1] if s else 0
-            emitted_at[p].extend([t] * (f.emits[s] - before))
-            for q, need in f.needs.items():
-                if kinds[q] != "write":
-                    taken = taken_at[(q, p)]
-                    taken.extend([t] * (need[s] - len(taken)))
-            first.setdefault(p, t)
-            step[p] += 1
-            last = t + 1
+            taken_here = False
+            while s < st.steps:
+                if taken_here and not (st.joint and st.joint[s]):
+                    break
+                if s == 0 and any(w not in first or first[w] + 1 > t for w in st.after):
+                    break
+                if not all(sum(1 for e in emitted_at[src] if e <= t - lat) >= req[s] for src, req, lat in st.waits):
+                    break
+                before = st.emits[s - 1] if s else 0
+                emitted_at[k].extend([t] * (st.emits[s] - before))
+                for src, need in st.takes.items():
+                    took_at[(src, k)].extend([t] * (need[s] - len(took_at[(src, k)])))
+                first.setdefault(k, t)
+                last = t + 1
+                s += 1
+                taken_here = True
+            step[k] = s
         t += 1
     return last
 

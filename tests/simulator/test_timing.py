@@ -46,6 +46,29 @@ def test_par_factors_on_a_balanced_level_scale_the_slowest_stage():
     assert cycles[1] / cycles[4] >= 3.5
 
 
+def test_a_lane_join_passes_the_op_output_one_token_per_cycle():
+    """The lanes' streams merge once each lane has closed its own reductions, and the merge
+    passes the op's output one token per cycle for all lanes (SAM's parallelizer takes one token
+    per update; its lanes merge through a tree whose root emits one per cycle)."""
+    program = resolve_program("gcn")
+    binding = bind(program, dims={"N": 64, "F": 4, "H": 4, "C": 8})
+    cycles = {}
+    for ops, order in ((("bias2",), ("i", "c")), (("aggregate1",), ("i", "k", "f"))):
+        for factor in (1, 4):
+            others = [default_region(program, (op.name,)) for op in program.ops if op.name not in ops]
+            schedule = Schedule((RegionSchedule(ops, order, (factor,) + (1,) * (len(order) - 1)), *others))
+            report = evaluate(program, binding, schedule, check=False)
+            region = next(r for r in report.regions if r.plan.schedule.ops == ops)
+            cycles[ops[0], factor] = region.timing
+    # an elementwise op emits every value it computes: four lanes, the same cycles, set by the join
+    assert cycles["bias2", 4].compute_cycles == cycles["bias2", 1].compute_cycles
+    assert "lane join" in cycles["bias2", 4].bottleneck
+    join = next(p for p in region.plan.primitives if p.kind == "join")
+    # an aggregation merges its rows only: the lanes share its products
+    assert cycles["aggregate1", 1].compute_cycles / cycles["aggregate1", 4].compute_cycles > 3
+    assert region.run.counts[join.pid].tiles > 4 * (64 * 4)
+
+
 def test_imbalance_between_lanes_is_measured(tmp_path):
     # Every edge joins two even vertices: dealt round-robin, all the work lands on lane 0.
     path = tmp_path / "even.txt"

@@ -77,7 +77,7 @@ def clear_toasts(app) -> None:
 @pytest.mark.parametrize("size", [SIZE, SMALL], ids=["100x30", "80x24"])
 def test_start(snap_compare, size):
     expect = ("gcn — .navigator/session.json", "started gcn in", "?0 : Schedule",
-              "~2.55e+06", "89,627,037 cycles")
+              "~2.55e+06", "85,631,509 cycles")
     assert snap_compare(starting_app(), terminal_size=size, run_before=after(expect=expect, toasts=True))
 
 
@@ -105,7 +105,7 @@ def test_long_order_menu_filtered(snap_compare):
 def test_model_proposals(snap_compare, model):
     """The fake model's ranked plans for gcn's first region hole (the holes beneath at their defaults), each simulated."""
     state = app("gcn", (1, 1))
-    expect = ("The model's plans", "take plan 1", "simulated 66,677,149 cycles")
+    expect = ("The model's plans", "take plan 1", "simulated 66,563,458 cycles")
     assert snap_compare(state, terminal_size=SIZE, run_before=after("l", expect=expect))
     assert model.chat_requests
 
