@@ -11,11 +11,14 @@ output list, so its token counts are exactly the lengths it produced.
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 import numpy as np
 
 from fuseflow.lower.plan import WRITE, Node, OpPlan, RegionPlan
 from simulator.counts import Counts, RegionRun, Visits, path_tiles
+from simulator.blocks import block_edges
+from simulator.walks import projections
 from simulator.fibertree import FiberTree
 from simulator.firing import Firing, accumulator, expanded, one_to_one, proportional, reducer, sink, source
 from simulator.firing import joined as merge_firing
@@ -72,12 +75,14 @@ def run_region(plan: RegionPlan, memory: dict[str, FiberTree], steps: bool = Fal
     visits: dict[tuple[str, str], Visits] = {}
     written: dict[str, FiberTree] = {}
     buffers: dict[tuple[str, str], FiberTree] = {}
+    groups: dict[tuple[str, str], dict[int, int]] = {}
+    wanted = projections(plan)
     for op in plan.ops:
-        _run_op(plan, op, memory, buffers, written, record, visits)
-    return RegionRun(record.counts, visits, written, buffers, record.firings)
+        _run_op(plan, op, memory, buffers, written, record, visits, wanted[op.name], groups)
+    return RegionRun(record.counts, visits, written, buffers, record.firings, groups)
 
 
-def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visits) -> None:
+def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visits, wanted, groups) -> None:
     chain = op.chain
     position = {v: i for i, v in enumerate(chain)}
     trees = {}
@@ -192,7 +197,14 @@ def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visit
             written[edge.tensor] = tree
         else:
             buffers[(op.name, edge.target)] = tree
-    _count_visits(op, position, fiber_refs, scanned, read_refs, visits)
+    _count_visits(plan, op, position, fiber_refs, scanned, read_refs, visits)
+    sources = {("leaf",): [(p, 0) for p in merged_paths[-1]] if merged_paths else []}
+    sources.update({("values", k): stream for k, stream in read_refs.items()})
+    sources.update({("coords", k, s): [(t[0], 0) for t in stream if t.__class__ is tuple]
+                    for (k, s), stream in scanned.items()})
+    sources.update({("fibers", k, s): stream for (k, s), stream in fiber_refs.items()})
+    for name, projection in wanted.items():
+        groups[(op.name, name)] = _histogram(sources.get(projection.source, []), projection)
 
 
 def _leaf_keys(node: Node) -> list[str]:
@@ -293,16 +305,18 @@ def _write(edge, target: list) -> FiberTree:
     return FiberTree.from_coo(edge.formats, edge.extents, coords, values)
 
 
-def _count_visits(op: OpPlan, position, fiber_refs, scanned, read_refs, visits) -> None:
+def _count_visits(plan: RegionPlan, op: OpPlan, position, fiber_refs, scanned, read_refs, visits) -> None:
     for key, inp in op.inputs.items():
         if inp.kind == "buffer":
             continue
         own = [position[v] for v in inp.vars]
         first = min(own) if own else 0
+        blocks = dict(zip(inp.vars, block_edges(plan, inp) or ()))
+        divisor = [blocks.get(v, 1) for v in op.chain]
 
         def project(paths_refs, upto: int) -> int:
             keep = [k for k in range(upto + 1) if k < first or k in own]
-            return len({tuple(path[k] for k in keep) for path, ref in paths_refs if ref is not None})
+            return len({tuple(path[k] // divisor[k] for k in keep) for path, ref in paths_refs if ref is not None})
 
         found = Visits()
         if key in read_refs:
@@ -315,3 +329,12 @@ def _count_visits(op: OpPlan, position, fiber_refs, scanned, read_refs, visits) 
             found.coords[s] = project([(t[0], 0) for t in scanned[(key, s)] if t.__class__ is tuple], depth)
             found.fibers[s] = project([t for t in fiber_refs[(key, s)] if t.__class__ is tuple], depth - 1)
         visits[(op.name, key)] = found
+
+
+def _histogram(stream: list, projection) -> dict[int, int]:
+    """{group size: groups} of the distinct projections of the stream's present points."""
+    keep, coarsen = projection.keep, projection.coarsen
+    seen = {tuple(t[0][k] // c for k, c in zip(keep, coarsen)) for t in stream
+            if t.__class__ is tuple and t[1] is not None}
+    sizes = Counter(p[:projection.group] for p in seen)
+    return dict(Counter(sizes.values()))

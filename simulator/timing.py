@@ -11,9 +11,10 @@
   and a sparse accumulator, which emits a row only when the next one starts, adds the cycles
   of its output to those of its input.
 * A fused region is a pipeline: it takes as long as its slowest stage (times the queue stall
-  of bounded queues, `simulator.pipeline`), but no less than its DRAM traffic at
-  `memory_bytes_per_cycle` nor its arithmetic at `peak_ops_per_cycle`, plus the fill latency
-  (one cycle per primitive on the longest path, plus `pipeline_fill_cycles`).
+  of bounded queues, `simulator.pipeline`), but no less than its memory term (DRAM lines at
+  `memory_bytes_per_cycle` plus the latency its gathers expose, simulator.dram) nor its
+  arithmetic at `peak_ops_per_cycle`, plus the fill latency (one cycle per primitive on the
+  longest path, plus `pipeline_fill_cycles`).
 * Regions run one after another. A region's class (memory- or compute-bound) follows
   `fuseflow.cost.bounds`, the rule the estimate uses too.
 """
@@ -129,8 +130,10 @@ def accumulations(plan: RegionPlan, counts: dict[int, Counts]) -> int:
     return total
 
 
-def region_timing(plan: RegionPlan, counts: dict[int, Counts], traffic_bytes: float, hw: Hardware,
+def region_timing(plan: RegionPlan, counts: dict[int, Counts], memory: float, hw: Hardware,
                   firings: dict | None = None) -> Timing:
+    """`memory`: the memory term, DRAM lines at the bandwidth plus the latency gathers expose
+    (simulator.traffic, `Traffic.memory_cycles`)."""
     compute, slowest = 0, "none"
     executed = 0
     emitted = emitted_counts(plan, counts)
@@ -145,7 +148,6 @@ def region_timing(plan: RegionPlan, counts: dict[int, Counts], traffic_bytes: fl
     executed += accumulations(plan, counts)
     stall = queue_stall(plan, firings, hw)
     compute *= stall
-    memory = traffic_bytes / hw.memory_bytes_per_cycle
     arithmetic = executed / hw.peak_ops_per_cycle
     fill = hw.pipeline_fill_cycles + longest_path(plan)
     if region_class(memory, max(compute, arithmetic)) == MEMORY_BOUND:

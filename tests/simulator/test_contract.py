@@ -1,7 +1,8 @@
 """Both executors fulfil one contract: on small random data and random legal schedules (any
 grouping, order, par factors, stream shape and block mode, either policy) the fast executor's
-per-primitive token counts and memory visits equal the exact executor's, and both results
-match the numpy reference."""
+per-primitive token counts, memory visits and the memory model's figures (DRAM lines, gathers,
+on-chip state and spills) equal the exact executor's, and both results match the numpy
+reference."""
 
 import numpy as np
 import pytest
@@ -42,6 +43,9 @@ def check_contract(program, binding, data, schedule, policy):
         assert {k: v.as_tuple() for k, v in re.run.visits.items()} == \
             {k: v.as_tuple() for k, v in rf.run.visits.items()}
         assert re.counters == rf.counters
+        # The memory model's projections, and what it makes of them: lines, gathers, state, spills.
+        assert re.run.groups == rf.run.groups
+        assert re.traffic.to_dict() == rf.traffic.to_dict()
         assert re.timing.cycles == rf.timing.cycles
     reference = evaluate_program(program, data.arrays, binding.extents)
     for region in ex:
