@@ -1,23 +1,27 @@
 """The on-chip buffer, shared by the state a region keeps on chip.
 
-`onchip_buffer_bytes` is allocated in a fixed order:
+`onchip_buffer_bytes` is allocated in two tiers:
 
-1. **Accumulators and intermediates** (plan order), which the pipeline needs on chip to be
-   correct at all. Each takes what is left, up to its peak; the rest spills. A spilled
-   accumulator writes its partial sums to DRAM and reads them back at every later pass of
-   the reduction; a spilled intermediate is written once and read back at every read.
-2. **Fiber buffers** (plan order), which serve the repeats of another op's loop between an
-   operand's levels: the loop-following reads (`Visits`) assume them. A spilled one is
-   re-read from DRAM at every repeat (reads only).
-3. **Resident operands**: an operand kept whole on chip is read once, in whole lines, instead
-   of at every visit of its loops (a *locate* buffer when its reads are gathers). Candidates
-   go by bytes saved per byte, largest first (then by name), each whole or not at all; one
-   that would fit alone but is not kept is re-read (reads only).
+1. **Buffers the pipeline fills as it runs**: accumulators (the live part of a reduced result),
+   intermediates between fused ops that their consumer re-reads, and fiber buffers (an
+   operand's fiber repeated over another op's loop between its levels; the loop-following
+   reads, `Visits`, assume them). None of them is needed for the result to be right: what does
+   not fit spills to DRAM, and costs traffic. A spilled accumulator writes its partial sums out
+   and reads them back at every later pass of the reduction; a spilled intermediate is written
+   once and read back at every read; a spilled fiber buffer is re-read at every repeat (reads
+   only). The spilled bytes are linear in the share that does not fit, so the buffer goes to
+   the largest saving per byte first (then plan order), each taking what is left up to its
+   peak: an accumulator too large to fit spills anyway, and a little more room for it saves
+   less than a whole small fiber buffer would.
+2. **Resident operands**, once every buffer is whole: an operand kept whole on chip is read
+   once, in whole lines, instead of at every visit of its loops (a *locate* buffer when its
+   reads are gathers). Candidates go by bytes saved per byte (then by name), each whole or not
+   at all; one that would fit alone but is not kept is re-read (reads only).
 
-Spills are linear in the share that does not fit, so the traffic never grows with the buffer:
-tiers 1 and 2 only take more as it grows, and tier 3 sees any room only once tiers 1 and 2 are
-whole, where greedy by ratio is monotone (an item that enters at the larger size saves more
-than all the smaller ones it displaces could).
+Traffic never grows with the buffer: in tier 1 every state only gets more room as the buffer
+grows, and tier 2 sees any room only once tier 1 is whole (its savings are then fixed), where
+greedy by ratio is monotone: an operand that enters at the larger size saves more than all
+the smaller ones it displaces could.
 """
 
 from __future__ import annotations
@@ -47,22 +51,25 @@ class State:
                 "spill_bytes": self.spill}
 
 
-def fill(states: list[State], capacity: float) -> float:
-    """Tiers 1 and 2: each state in turn takes what is left, up to its size. Returns what is left."""
+def share(states: list[State], capacity: float) -> float:
+    """Tier 1: by bytes saved per byte (then in the given order), each state takes what is
+    left, up to its size. Returns what is left."""
     left = float(capacity)
-    for state in states:
+    for state in sorted(states, key=_by_saving):
         state.allocated = min(state.size, left)
         left -= state.allocated
     return left
 
 
 def choose_residents(candidates: list[State], left: float) -> float:
-    """Tier 3: whole operands by bytes saved per byte. Returns what is left."""
-    def ratio(state: State) -> float:
-        return state.reads / state.size if state.size > 0 else float("inf")
-
-    for state in sorted(candidates, key=lambda s: (-ratio(s), s.name)):
+    """Tier 2: whole operands by bytes saved per byte. Returns what is left."""
+    for state in sorted(candidates, key=lambda s: (_by_saving(s), s.name)):
         if state.reads > 0 and state.size <= left:
             state.allocated = state.size
             left -= state.size
     return left
+
+
+def _by_saving(state: State) -> float:
+    """Sort key: the most DRAM bytes saved per byte of buffer first."""
+    return -(state.reads + state.writes) / state.size if state.size > 0 else -float("inf")

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from fuseflow.cost.hardware import Hardware
 from fuseflow.lower.plan import RegionPlan
 from simulator.blocks import stored_arrays
-from simulator.capacity import State, choose_residents, fill
+from simulator.capacity import State, choose_residents, share
 from simulator.counts import RegionRun
 from simulator.dram import Walk, latency_cycles, line_bytes, streamed, walk_cost
 from simulator.walks import Reader, region_walks
@@ -157,7 +157,7 @@ def region_traffic(plan: RegionPlan, run: RegionRun, memory: dict, written: dict
             traffic.compulsory_bytes += operands[key].size
         operands[key].readers.append((reader, logical, w1, w0, fiber))
 
-    left = fill(required + fibers, capacity)
+    left = share(required + fibers, capacity)
     candidates = {}
     for key, operand in operands.items():
         gathers = any(w1.gathers for _, _, w1, _, _ in operand.readers)

@@ -38,42 +38,45 @@ def state(result, kind):
 
 def test_an_accumulator_larger_than_the_buffer_spills():
     """E(i,l) = sum_k T(i,k) C(k,l) in order k i l: the reduction is outermost, so all of E (4 x 4 values,
-    64 bytes) is live while k runs. The 32-byte buffer holds half of it. Each of the K - 1 = 2 passes after the
-    first writes the spilled half's partial sums out and reads them back: 0.5 x 2 x 16 x 4 = 64 bytes each way
+    64 bytes) is live while k runs. Every pass after the first of the K = 3 revisits each entry: a spilled entry
+    is written out and read back, 2 x 16 x 4 = 128 bytes each way in all, 4 bytes saved per byte on chip. C's
+    fiber buffer (a row of C, 16 bytes, repeated over i) saves more per byte: its K x I = 12 re-reads of a row
+    instead of K, (12 - 3) x 16 = 144 bytes. So the 32-byte buffer goes to C's row first, and the accumulator
+    gets the other 16 bytes, a quarter of E. The spilled three quarters move 0.75 x 128 = 96 bytes each way
     (lines of 4 bytes, so no rounding)."""
-    result, _ = region("nested_matmul", ("matmul2",), ("k", "i", "l"), {"I": 4, "J": 4, "K": 3, "L": 4},
-                       onchip_buffer_bytes=32, dram_line_bytes=4)
-    accumulator = state(result, "accumulator")
-    assert (accumulator.size, accumulator.allocated, accumulator.spill) == (64, 32, 128)
-    assert result.traffic.spill_write_bytes == 64          # only the accumulator writes
-    # The fiber buffer of C (a row of 4 values, repeated over i) found no room: C's rows are re-read per i.
-    fiber = state(result, "fiber")
-    assert fiber.allocated == 0 and result.traffic.spill_read_bytes == 64 + fiber.spill
+    dims = {"I": 4, "J": 4, "K": 3, "L": 4}
+    result, _ = region("nested_matmul", ("matmul2",), ("k", "i", "l"), dims, onchip_buffer_bytes=32,
+                       dram_line_bytes=4)
+    accumulator, fiber = state(result, "accumulator"), state(result, "fiber")
+    assert (fiber.size, fiber.allocated, fiber.reads) == (16, 16, 144)
+    assert (accumulator.size, accumulator.allocated, accumulator.spill) == (64, 16, 2 * 96)
+    assert result.traffic.spill_write_bytes == result.traffic.spill_read_bytes == 96
     # With room for everything, nothing spills and DRAM moves the logical bytes.
-    roomy, _ = region("nested_matmul", ("matmul2",), ("k", "i", "l"), {"I": 4, "J": 4, "K": 3, "L": 4},
-                      dram_line_bytes=4)
+    roomy, _ = region("nested_matmul", ("matmul2",), ("k", "i", "l"), dims, dram_line_bytes=4)
     assert roomy.traffic.spill_bytes == 0 and state(roomy, "accumulator").allocated == 64
     assert roomy.traffic.bytes == roomy.traffic.logical_bytes
 
 
 def test_a_tiny_buffer_makes_a_fused_intermediate_spill():
     """GraphSAGE's combine1 feeds mean2 in one region, order i2 i h. H1 also leaves the region, so combine1 runs
-    once, outside i2, and mean2 re-reads all of H1 (4 x 2 values, 32 bytes) for every row i2. A 16-byte buffer
-    holds half: the spilled half is written once (16 bytes) and read back at each of mean2's nnz x H reads
-    (0.5 x 12 x 2 x 4 = 48 bytes). mean2's accumulator (a row of M2, 8 bytes) gets nothing: each of its
-    nnz x H - N x H = 16 later partial sums goes out and back, 64 bytes each way."""
+    once, outside i2, and mean2 re-reads all of H1 (4 x 2 values, 32 bytes) for every row i2: its nnz x H = 24
+    reads. Spilled, H1 is written once (32 bytes) and read back at each read (96 bytes): 4 bytes per byte.
+    mean2's accumulator (a row of M2, 8 bytes) saves 16 per byte (each of its nnz x H - N x H = 16 later partial
+    sums out and back), so it comes first. Of a 24-byte buffer H1 gets the other 16 bytes, half: its spilled
+    half is written once (16 bytes) and read back 0.5 x 96 = 48 bytes."""
     result, data = region("graphsage", ("combine1", "mean2"), ("i2", "i", "h"), {"N": 4, "F": 2, "H": 2, "C": 2},
-                          onchip_buffer_bytes=16, dram_line_bytes=4)
+                          onchip_buffer_bytes=24, dram_line_bytes=4)
     nnz, rows = data.arrays["A"].nnz, int((data.arrays["A"].getnnz(axis=1) > 0).sum())
     assert (nnz, rows) == (12, 4)
+    accumulator = state(result, "accumulator")
+    assert (accumulator.size, accumulator.allocated, accumulator.spill) == (8, 8, 0)
+    assert accumulator.reads == accumulator.writes == (nnz * 2 - rows * 2) * 4
     buffered = state(result, "intermediate")
     assert (buffered.size, buffered.allocated) == (32, 16)
-    assert buffered.spill == 16 + 0.5 * nnz * 2 * 4
-    accumulator = state(result, "accumulator")
-    assert (accumulator.size, accumulator.allocated) == (8, 0)
-    assert accumulator.spill == 2 * (nnz * 2 - rows * 2) * 4
-    assert result.traffic.spill_write_bytes == 16 + (nnz * 2 - rows * 2) * 4
-    assert result.to_dict()["onchip_bytes"] == 16
+    assert (buffered.writes, buffered.reads) == (32, nnz * 2 * 4)
+    assert buffered.spill == 16 + 48
+    assert result.traffic.spill_write_bytes == 16
+    assert result.to_dict()["onchip_bytes"] == 24
 
 
 def test_a_column_walk_of_a_row_major_matrix_costs_a_line_per_value():
