@@ -16,7 +16,7 @@ def _si(x: float) -> str:
 
 
 #: what each region bound means, for the breakdown line
-_BOUND_TERMS = {"memory": "memory (DRAM bytes at the memory bandwidth)",
+_BOUND_TERMS = {"memory": "memory (DRAM lines at the memory bandwidth, plus the latency of gathers)",
                 "arithmetic": "arithmetic (ALU operations at peak_ops_per_cycle)"}
 
 
@@ -53,8 +53,9 @@ def format_report(report, schedule_name: str = "") -> str:
         lines.append(f"  [{' '.join(r['ops'])}] order {r['order']} par {par}{' ' + ' '.join(modes) if modes else ''}: "
                      f"{r['roofline']}")
         lines.append(f"    {region_breakdown(r)}")
+        spilled = f", spilled {_si(r['spill_bytes'])}" if r.get("spill_bytes") else ""
         lines.append(f"    FLOPs {_si(r['flops'])}, bytes read {_si(r['bytes_read'])}, "
-                     f"written {_si(r['bytes_written'])} (simulated)")
+                     f"written {_si(r['bytes_written'])} (simulated); on chip {_si(r['onchip_bytes'])} bytes{spilled}")
     c = d["counters"]
     lines.append("  counters: " + ", ".join(f"{k} {_si(v)}" for k, v in c.items()))
     check = d["check"]
