@@ -4,6 +4,7 @@ printed as JSON (docs/trends.md reads it).
     python benchmarks/fidelity.py                                   # the whole sweep (long; see docs/trends.md)
     python benchmarks/fidelity.py --graphs cora --axes lanes         # one graph, one axis
     python benchmarks/fidelity.py --quick                           # Cora only, each axis's end points
+    python benchmarks/fidelity.py --graphs cora --axes depth --step-tokens 5000000   # back-pressure
 
 Each axis is swept on its own around the default hardware (fuseflow/cost/hardware.toml), the
 other keys at their defaults:
@@ -19,6 +20,11 @@ both settings of `compare` (defaults: no lanes, scalar streams; parallel: lanes 
 A row gives the per-layer and full-fusion speedups over that setting's unfused baseline and the
 per-layer fusion's DRAM bytes over the unfused ones. `trends` says, per program and setting,
 at which points per-layer fusion wins (speedup > 1) and full fusion loses (speedup < 1).
+
+Back-pressure (queue_depth > 0) is stepped only in regions of at most --step-tokens tokens
+(simulator.timing.STEPPED_TOKENS, 20,000 by default); larger regions get the fast executor's
+lower bound, so on real graphs the depth axis needs --step-tokens above the regions' tokens
+(Cora: about 10**6 per region, some seconds each).
 """
 
 from __future__ import annotations
@@ -112,7 +118,13 @@ def main() -> None:
     parser.add_argument("--settings", nargs="+", choices=SETTINGS, default=list(SETTINGS))
     parser.add_argument("--policy", choices=("stream", "accumulate"), default="accumulate")
     parser.add_argument("--quick", action="store_true", help="Cora only, and each axis's end points")
+    parser.add_argument("--step-tokens", type=int, default=None,
+                        help="step the queues of regions up to this many tokens (default: the simulator's)")
     args = parser.parse_args()
+    from simulator import timing
+
+    if args.step_tokens is not None:
+        timing.STEPPED_TOKENS = args.step_tokens
     axes = [SHORT.get(a, a) for a in args.axes]
     unknown = [a for a in axes if a not in AXES]
     if unknown:
@@ -135,6 +147,7 @@ def main() -> None:
                     print(f"{name} {graph} {axis}={value} {setting}: per-layer {_times(row['per_layer_speedup'])}, "
                           f"full {_times(row['full_fusion_speedup'])}", file=sys.stderr, flush=True)
     emit({"benchmark": "fidelity", "policy": args.policy, "executor": "fast",
+          "step_tokens": timing.STEPPED_TOKENS,
           "axes": {a: list(AXES[a]) for a in axes}, "graphs": graphs, "programs": args.programs,
           "seconds": round(time.perf_counter() - start, 1), "trends": trends(rows), "rows": rows})
 

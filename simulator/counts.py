@@ -13,6 +13,10 @@ For every input an op reads from memory (`visits[(op, key)]`): distinct value re
 compressed level the coordinates and fibers read, counted on the op's loop chain without the
 loops of other ops that sit *between* the input's own levels (their repeats are served from a
 fiber buffer on chip).
+
+For the memory model (`groups`), both measure the projections `simulator.walks` names: the
+distinct points of a stream projected on some loop depths, as a histogram of the sizes of
+their groups under the first of those depths.
 """
 
 from __future__ import annotations
@@ -55,6 +59,8 @@ class RegionRun:
     buffers: dict[tuple[str, str], object] = field(default_factory=dict)
     #: the exact executor's steps per primitive (simulator.firing), for the cycle-level pipeline
     firings: dict[int, object] = field(default_factory=dict)
+    #: (op, projection name) -> {group size: groups}: the projections simulator.walks names
+    groups: dict[tuple[str, str], dict[int, int]] = field(default_factory=dict)
 
 
 def lane_layout(vars_: tuple[str, ...], par: dict[str, int]) -> tuple[list[int], list[int]]:

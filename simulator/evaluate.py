@@ -29,7 +29,7 @@ from simulator.fibertree import FiberTree
 from simulator.order import execution_order
 from simulator.reference import evaluate_program
 from simulator.values import region_values
-from simulator.timing import Timing, region_timing
+from simulator.timing import Timing, region_timing, steps_fit
 from simulator.traffic import Traffic, region_counters, region_traffic
 
 EXECUTORS = ("fast", "exact")
@@ -53,9 +53,7 @@ class RegionResult:
         rs = self.plan.schedule
         return {"ops": list(rs.ops), "order": " ".join(rs.order), "par_factors": list(rs.par_factors),
                 "stream_shape": rs.stream_shape, "block_sparse": rs.block_sparse,
-                "flops": self.flops, "bytes_read": self.traffic.read_bytes,
-                "compulsory_bytes": self.traffic.compulsory_bytes,
-                "bytes_written": self.traffic.write_bytes, **self.timing.to_dict(),
+                "flops": self.flops, **self.traffic.to_dict(), **self.timing.to_dict(),
                 "counters": dict(self.counters), "primitives": len(self.plan.primitives)}
 
 
@@ -95,6 +93,15 @@ class Report:
         return sum(r.traffic.compulsory_bytes for r in self.regions)
 
     @property
+    def logical_bytes(self) -> float:
+        """The values and coordinates moved (the cost model's figure), before lines and spills."""
+        return sum(r.traffic.logical_bytes for r in self.regions)
+
+    @property
+    def spill_bytes(self) -> float:
+        return sum(r.traffic.spill_bytes for r in self.regions)
+
+    @property
     def cycles(self) -> float:
         return sum(r.timing.cycles for r in self.regions)
 
@@ -118,7 +125,8 @@ class Report:
         bound = self.bound
         return {"kind": "simulated", "program": self.program, "data": self.data, "executor": self.executor,
                 "policy": self.policy, "hardware": self.hardware.source, "flops": self.flops, "bytes": self.bytes,
-                "compulsory_bytes": self.compulsory_bytes, "intensity": self.intensity,
+                "compulsory_bytes": self.compulsory_bytes, "logical_bytes": self.logical_bytes,
+                "spill_bytes": self.spill_bytes, "intensity": self.intensity,
                 "ridge_intensity": self.hardware.ridge_intensity, "roofline": bound.roofline,
                 "roofline_share": bound.share, "cycles": self.cycles,
                 "seconds": self.cycles / (self.hardware.clock_ghz * 1e9), "counters": self.counters,
@@ -160,9 +168,11 @@ class Machine:
         else:
             run, structure = fast.run_region(plan, self.memory)
             written = _fast_values(self.program, self.binding, plan, self.values, structure, self.numerics)
+            if steps_fit(self.hw, run.counts):
+                run.firings = exact.run_region(plan, self.memory, steps=True).firings
         traffic = region_traffic(plan, run, self.memory, written, self.hw)
         counters = region_counters(plan, run, written)
-        timing = region_timing(plan, run.counts, traffic.bytes, self.hw, run.firings)
+        timing = region_timing(plan, run.counts, traffic.memory_cycles, self.hw, run.firings)
         return RegionResult(plan, run, written, traffic, counters, timing)
 
     def commit(self, result: RegionResult) -> None:

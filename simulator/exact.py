@@ -11,11 +11,15 @@ output list, so its token counts are exactly the lengths it produced.
 from __future__ import annotations
 
 import math
+from collections import Counter
+from operator import itemgetter
 
 import numpy as np
 
 from fuseflow.lower.plan import WRITE, Node, OpPlan, RegionPlan
 from simulator.counts import Counts, RegionRun, Visits, path_tiles
+from simulator.blocks import block_edges
+from simulator.walks import projections
 from simulator.fibertree import FiberTree
 from simulator.firing import Firing, accumulator, expanded, one_to_one, proportional, reducer, sink, source
 from simulator.firing import joined as merge_firing
@@ -75,12 +79,14 @@ def run_region(plan: RegionPlan, memory: dict[str, FiberTree], steps: bool = Fal
     visits: dict[tuple[str, str], Visits] = {}
     written: dict[str, FiberTree] = {}
     buffers: dict[tuple[str, str], FiberTree] = {}
+    groups: dict[tuple[str, str], dict[int, int]] = {}
+    wanted = projections(plan)
     for op in plan.ops:
-        _run_op(plan, op, memory, buffers, written, record, visits)
-    return RegionRun(record.counts, visits, written, buffers, record.firings)
+        _run_op(plan, op, memory, buffers, written, record, visits, wanted[op.name], groups)
+    return RegionRun(record.counts, visits, written, buffers, record.firings, groups)
 
 
-def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visits) -> None:
+def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visits, wanted, groups) -> None:
     chain = op.chain
     position = {v: i for i, v in enumerate(chain)}
     trees = {}
@@ -197,7 +203,16 @@ def _run_op(plan, op: OpPlan, memory, buffers, written, record: _Recorder, visit
             written[edge.tensor] = tree
         else:
             buffers[(op.name, edge.target)] = tree
-    _count_visits(op, position, fiber_refs, scanned, read_refs, visits)
+    sources = {("leaf",): [(p, 0) for p in merged_paths[-1]] if merged_paths else []}
+    sources.update({("values", k): stream for k, stream in read_refs.items()})
+    sources.update({("coords", k, s): [(t[0], 0) for t in stream if t.__class__ is tuple]
+                    for (k, s), stream in scanned.items()})
+    sources.update({("fibers", k, s): stream for (k, s), stream in fiber_refs.items()})
+    seen = _Distinct(sources)
+    _count_visits(plan, op, position, seen, visits)
+    for name, projection in wanted.items():
+        points = seen(projection.source, projection.keep, projection.coarsen)
+        groups[(op.name, name)] = _group_sizes(points, projection.group, len(projection.keep))
 
 
 def _leaf_keys(node: Node) -> list[str]:
@@ -298,25 +313,58 @@ def _write(edge, target: list) -> FiberTree:
     return FiberTree.from_coo(edge.formats, edge.extents, coords, values)
 
 
-def _count_visits(op: OpPlan, position, fiber_refs, scanned, read_refs, visits) -> None:
+def _count_visits(plan: RegionPlan, op: OpPlan, position, seen: "_Distinct", visits) -> None:
     for key, inp in op.inputs.items():
         if inp.kind == "buffer":
             continue
         own = [position[v] for v in inp.vars]
         first = min(own) if own else 0
+        blocks = dict(zip(inp.vars, block_edges(plan, inp) or ()))
 
-        def project(paths_refs, upto: int) -> int:
-            keep = [k for k in range(upto + 1) if k < first or k in own]
-            return len({tuple(path[k] for k in keep) for path, ref in paths_refs if ref is not None})
+        def project(source, upto: int) -> int:
+            keep = tuple(k for k in range(upto + 1) if k < first or k in own)
+            return len(seen(source, keep, tuple(blocks.get(op.chain[k], 1) for k in keep)))
 
         found = Visits()
-        if key in read_refs:
-            depth = max(own) if own else -1
-            found.values = project([t for t in read_refs[key] if t.__class__ is tuple], depth)
+        if ("values", key) in seen.sources:
+            found.values = project(("values", key), max(own) if own else -1)
         for s, fmt in enumerate(inp.formats):
-            if fmt != "compressed" or (key, s) not in scanned:
+            if fmt != "compressed" or ("coords", key, s) not in seen.sources:
                 continue
             depth = position[inp.vars[s]]
-            found.coords[s] = project([(t[0], 0) for t in scanned[(key, s)] if t.__class__ is tuple], depth)
-            found.fibers[s] = project([t for t in fiber_refs[(key, s)] if t.__class__ is tuple], depth - 1)
+            found.coords[s] = project(("coords", key, s), depth)
+            found.fibers[s] = project(("fibers", key, s), depth - 1)
         visits[(op.name, key)] = found
+
+
+class _Distinct:
+    """The distinct projections of an op's streams (`sources`: present points are tokens whose
+    payload is not None) on chain depths, coordinates divided by the block edges; each once."""
+
+    def __init__(self, sources: dict[tuple, list]):
+        self.sources = sources
+        self.found: dict[tuple, set] = {}
+
+    def __call__(self, source: tuple, keep: tuple[int, ...], coarsen: tuple[int, ...]) -> set:
+        key = (source, keep, coarsen)
+        if key not in self.found:
+            present = [t[0] for t in self.sources.get(source, []) if t.__class__ is tuple and t[1] is not None]
+            if any(c > 1 for c in coarsen):
+                points = {tuple(path[k] // c for k, c in zip(keep, coarsen)) for path in present}
+            elif len(keep) > 1:
+                points = set(map(itemgetter(*keep), present))
+            else:
+                points = {(path[keep[0]],) for path in present} if keep else ({()} if present else set())
+            self.found[key] = points
+        return self.found[key]
+
+
+def _group_sizes(points: set, group: int, width: int) -> dict[int, int]:
+    """{group size: groups} of the points grouped by their first `group` coordinates."""
+    if not points:
+        return {}
+    if group == 0:
+        return {len(points): 1}
+    if group == width:
+        return {1: len(points)}
+    return dict(Counter(Counter(p[:group] for p in points).values()))

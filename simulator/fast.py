@@ -19,8 +19,10 @@ from fuseflow.lower.inputs import Input
 from fuseflow.lower.plan import WRITE, Node, OpPlan, RegionPlan
 from simulator.counts import Counts, RegionRun, Visits
 from simulator.fibertree import FiberTree
+from simulator.blocks import block_edges
 from simulator.points import (NeedRows, PointSet, TooLarge, check_rows, count_points, distinct, expand_fibers,
-                              tiles_and_lanes)
+                              group_histogram, tiles_and_lanes)
+from simulator.walks import projections
 
 __all__ = ["TooLarge", "Structure", "run_region", "result_coordinates", "VIRTUAL_ROWS"]
 
@@ -299,6 +301,7 @@ class _OpRun:
                 continue
             own = [position[v] for v in inp.vars]
             first = min(own) if own else 0
+            blocks = dict(zip(inp.vars, block_edges(self.plan, inp) or ()))
 
             def keep(upto: int) -> tuple[str, ...]:
                 return tuple(op.chain[k] for k in range(upto + 1) if k < first or k in own)
@@ -308,16 +311,41 @@ class _OpRun:
                 depth = max(own) if own else -1
                 points = self.sets[depth + 1]
                 rows = np.flatnonzero(self._presence(key, depth + 1))
-                found.values = _count_or_expand(points, keep(depth), rows) if depth >= 0 else 1
+                found.values = _count_or_expand(points, keep(depth), rows, blocks) if depth >= 0 else 1
             for s, fmt in enumerate(inp.formats):
                 if fmt != "compressed" or (key, s) not in self.scanned:
                     continue
                 depth = position[inp.vars[s]]
-                found.coords[s] = _count_or_expand(self.scanned[(key, s)], keep(depth), None)
+                found.coords[s] = _count_or_expand(self.scanned[(key, s)], keep(depth), None, blocks)
                 parent = self.sets[depth]
-                found.fibers[s] = distinct(parent, keep(depth - 1), rows=self.fiber_rows[(key, s)])[0] \
+                found.fibers[s] = distinct(parent, keep(depth - 1), blocks, rows=self.fiber_rows[(key, s)])[0] \
                     if depth > 0 else (1 if len(self.fiber_rows[(key, s)]) else 0)
             out[(op.name, key)] = found
+        return out
+
+    def groups(self, wanted: dict) -> dict[tuple[str, str], dict[int, int]]:
+        """The histograms of the projections simulator.walks names for this op."""
+        op = self.op
+        position = {v: i for i, v in enumerate(op.chain)}
+        out = {}
+        for name, projection in wanted.items():
+            kind, *where = projection.source
+            rows = None
+            if kind == "leaf":
+                points = self.sets[len(op.chain)]
+            elif kind == "values":
+                depth = op.read_depth[where[0]] + 1
+                points = self.sets[depth]
+                rows = np.flatnonzero(self._presence(where[0], depth))
+            elif kind == "coords":
+                points = self.scanned[tuple(where)]
+            else:
+                key, s = where
+                points = self.sets[position[op.inputs[key].vars[s]]]
+                rows = self.fiber_rows[(key, s)]
+            keep = tuple(op.chain[k] for k in projection.keep)
+            coarsen = {v: c for v, c in zip(keep, projection.coarsen) if c > 1}
+            out[(op.name, name)] = _histogram_or_expand(points, keep, projection.group, rows, coarsen)
         return out
 
     def _presence(self, key: str, length: int) -> np.ndarray:
@@ -325,14 +353,28 @@ class _OpRun:
         return present if len(present) == self.sets[length].n else np.ones(self.sets[length].n, dtype=bool)
 
 
-def _count_or_expand(points: PointSet, keep, rows) -> int:
+def _count_or_expand(points: PointSet, keep, rows, coarsen: dict[str, int] | None = None) -> int:
     try:
-        return count_points(points, keep, rows)
+        return count_points(points, keep, rows, coarsen)
     except NeedRows:
-        expanded, owner = points.expanded_with_owner() if points.virtual else (points, None)
-        if rows is not None and owner is not None:
-            rows = np.flatnonzero(np.isin(owner, rows))
-        return distinct(expanded, keep, rows=rows)[0]
+        expanded, rows = _expanded(points, rows)
+        return distinct(expanded, keep, coarsen, rows=rows)[0]
+
+
+def _histogram_or_expand(points: PointSet, keep, group: int, rows, coarsen: dict[str, int]) -> dict[int, int]:
+    try:
+        return group_histogram(points, keep, group, rows, coarsen)
+    except NeedRows:
+        expanded, rows = _expanded(points, rows)
+        return group_histogram(expanded, keep, group, rows, coarsen)
+
+
+def _expanded(points: PointSet, rows):
+    """A set with its virtual level materialized, and the rows that came from `rows`."""
+    expanded, owner = points.expanded_with_owner() if points.virtual else (points, None)
+    if rows is not None and owner is not None:
+        rows = np.flatnonzero(np.isin(owner, rows))
+    return expanded, rows
 
 
 def run_region(plan: RegionPlan, memory: dict[str, FiberTree]) -> tuple[RegionRun, Structure]:
@@ -343,6 +385,8 @@ def run_region(plan: RegionPlan, memory: dict[str, FiberTree]) -> tuple[RegionRu
     buffers: dict[tuple[str, str], _Storage] = {}
     patterns: dict[str, tuple] = {}
     leaves: dict[str, PointSet] = {}
+    groups: dict[tuple[str, str], dict[int, int]] = {}
+    wanted = projections(plan)
     for op in plan.ops:
         storage = {}
         for key, inp in op.inputs.items():
@@ -353,6 +397,7 @@ def run_region(plan: RegionPlan, memory: dict[str, FiberTree]) -> tuple[RegionRu
                 storage[key] = _Storage(tree, {s: s for s in range(len(inp.formats))})
         run = _OpRun(plan, op, storage, counts)
         run.run()
+        groups.update(run.groups(wanted[op.name]))
         m = len(op.chain)
         leaves[op.name] = run.sets[m]
         for edge in op.edges:
@@ -368,7 +413,7 @@ def run_region(plan: RegionPlan, memory: dict[str, FiberTree]) -> tuple[RegionRu
             else:
                 buffers[(op.name, edge.target)] = _buffer_storage(edge, targets, plan.op(edge.target))
         visits.update(run.visits())
-    return RegionRun(counts, visits, {}, {}), Structure(leaves, patterns)
+    return RegionRun(counts, visits, {}, {}, groups=groups), Structure(leaves, patterns)
 
 
 def _buffer_storage(edge, targets: list[PointSet], consumer: OpPlan) -> _Storage:

@@ -147,12 +147,18 @@ class FiberTree:
             out[tuple(coords)] = self.values[ref]
         return out
 
-    def stored_bytes(self, value_bytes: int, index_bytes: int) -> int:
-        total = value_bytes * (self.sizes[-1] if self.formats else 1)
+    def array_bytes(self, value_bytes: int, index_bytes: int, volume: int = 1) -> list[int]:
+        """Bytes of each array the tensor is stored in: its values (`volume` per stored entry:
+        the elements of a block, simulator.blocks), then the positions and the coordinates of
+        each compressed level."""
+        arrays = [value_bytes * volume * (self.sizes[-1] if self.formats else 1)]
         for p, c in zip(self.pos, self.crd):
             if p is not None:
-                total += index_bytes * (len(p) + len(c))
-        return int(total)
+                arrays += [index_bytes * len(p), index_bytes * len(c)]
+        return [int(a) for a in arrays]
+
+    def stored_bytes(self, value_bytes: int, index_bytes: int) -> int:
+        return sum(self.array_bytes(value_bytes, index_bytes))
 
     def stored(self) -> int:
         return self.sizes[-1] if self.formats else 1

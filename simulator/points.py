@@ -78,16 +78,21 @@ def check_rows(total: int, what: str) -> None:
                        fix="choose an order without this recomputation, or shrink the problem with --dim")
 
 
-def _group(arrays: list[np.ndarray], bounds: list[int], n: int) -> tuple[int, np.ndarray]:
-    """Number of distinct rows over the columns, and one representative row index per group."""
-    if n == 0:
-        return 0, np.empty(0, dtype=np.int64)
-    if not arrays:
-        return 1, np.zeros(1, dtype=np.int64)
+def _group(arrays: list[np.ndarray], bounds: list[int], n: int,
+           inverse: bool = False) -> tuple[int, np.ndarray] | tuple[int, np.ndarray, np.ndarray]:
+    """Number of distinct rows over the columns, and one representative row index per group
+    (with `inverse`, also each row's group, numbered in the order of the representatives)."""
+    if n == 0 or not arrays:
+        count = 0 if n == 0 else 1
+        first = np.zeros(count, dtype=np.int64)
+        return (count, first, np.zeros(n, dtype=np.int64)) if inverse else (count, first)
     if math.prod(max(b, 1) for b in bounds) < (1 << 62):
         key = np.zeros(n, dtype=np.int64)
         for a, b in zip(arrays, bounds):
             key = key * max(b, 1) + a
+        if inverse:
+            _, first, where = np.unique(key, return_index=True, return_inverse=True)
+            return len(first), first, where.ravel()
         _, first = np.unique(key, return_index=True)
         return len(first), first
     order = np.lexsort(arrays[::-1])
@@ -97,7 +102,11 @@ def _group(arrays: list[np.ndarray], bounds: list[int], n: int) -> tuple[int, np
         s = a[order]
         change[1:] |= s[1:] != s[:-1]
     first = order[change]
-    return len(first), first
+    if not inverse:
+        return len(first), first
+    where = np.empty(n, dtype=np.int64)
+    where[order] = np.cumsum(change) - 1
+    return len(first), first, where
 
 
 def distinct(points: PointSet, keep: tuple[str, ...], coarsen: dict[str, int] | None = None,
@@ -141,6 +150,56 @@ def count_points(points: PointSet, keep: tuple[str, ...], rows: np.ndarray | Non
         free = math.prod(-(-points.extents[v] // coarsen.get(v, 1)) for v in keep if v in points.free)
         return int(weights.sum()) * free
     return distinct(points, keep, coarsen, rows)[0]
+
+
+def group_histogram(points: PointSet, keep: tuple[str, ...], group: int, rows: np.ndarray | None = None,
+                    coarsen: dict[str, int] | None = None) -> dict[int, int]:
+    """Distinct (coarsened) projections onto `keep`, counted per group of their first `group`
+    variables: {group size: number of groups}."""
+    coarsen = coarsen or {}
+    lead, rest = keep[:group], keep[group:]
+
+    def tiles(names) -> int:
+        return math.prod(-(-points.extents[v] // coarsen.get(v, 1)) for v in names if v in points.free)
+
+    outer, inner = tiles(lead), tiles(rest)
+    lead_material = [v for v in lead if v in points.cols]
+    if points.virtual is not None and points.virtual in keep:
+        material = [v for v in keep if v in points.cols]
+        if len(material) != len(points.cols) or any(coarsen.get(v, 1) > 1 for v in material + [points.virtual]):
+            raise NeedRows()
+        weights = points.weights if rows is None else points.weights[rows]
+        if points.virtual in lead:
+            total = int(weights.sum())
+            return {inner: total * outer} if total and inner else {}
+        # Rows are distinct (every material variable kept); each stands for its fiber length.
+        cols = [points.cols[v] if rows is None else points.cols[v][rows] for v in lead_material]
+        sizes = _sums_by_group(cols, [points.extents[v] for v in lead_material], weights)
+        return _size_counts(sizes * inner, outer)
+    count, first, material = distinct(points, keep, coarsen, rows)
+    if not count:
+        return {}
+    if len(lead_material) == len(material):
+        return {inner: len(first) * outer}
+    cols = []
+    for v in lead_material:
+        c = coarsen.get(v, 1)
+        cols.append(points.cols[v][first] // c if c > 1 else points.cols[v][first])
+    bounds = [-(-points.extents[v] // coarsen.get(v, 1)) for v in lead_material]
+    sizes = _sums_by_group(cols, bounds, np.ones(len(first), dtype=np.int64))
+    return _size_counts(sizes * inner, outer)
+
+
+def _sums_by_group(cols: list[np.ndarray], bounds: list[int], weights: np.ndarray) -> np.ndarray:
+    """The sum of `weights` per distinct row of `cols` (groups with a zero sum left out)."""
+    count, _, where = _group(cols, bounds, len(weights), inverse=True)
+    sums = np.bincount(where, weights=weights, minlength=count).astype(np.int64)
+    return sums[sums > 0]
+
+
+def _size_counts(sizes: np.ndarray, multiplicity: int) -> dict[int, int]:
+    values, counts = np.unique(sizes, return_counts=True)
+    return {int(v): int(c) * multiplicity for v, c in zip(values, counts) if v and multiplicity}
 
 
 def tiles_and_lanes(points: PointSet, plan: RegionPlan, coarsen: dict[str, int]) -> tuple[int, tuple[int, ...]]:

@@ -145,7 +145,11 @@ def extract(stream: list, key: str) -> list:
 
 
 def array(refs: list, tree: FiberTree) -> list:
+    """The value stream of a tensor's references. A pattern (a tensor the fast executor wrote
+    without numerics) reads as zeros: tokens and steps do not depend on values."""
     values = tree.values
+    if values is None:
+        return [(t[0], 0.0) if t.__class__ is tuple else t for t in refs]
     return [(t[0], float(values[t[1]]) if t[1] is not None else 0.0) if t.__class__ is tuple else t
             for t in refs]
 

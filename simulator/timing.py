@@ -13,9 +13,10 @@
   and a sparse accumulator, which emits a row while it takes the next one, adds to its input's
   cycles only its last row (a mean row of its output), that row's closing stop and its done.
 * A fused region is a pipeline: it takes as long as its slowest stage (times the queue stall
-  of bounded queues, `simulator.pipeline`), but no less than its DRAM traffic at
-  `memory_bytes_per_cycle` nor its arithmetic at `peak_ops_per_cycle`, plus the fill latency
-  (one cycle per primitive on the longest path, plus `pipeline_fill_cycles`).
+  of bounded queues, `simulator.pipeline`), but no less than its memory term (DRAM lines at
+  `memory_bytes_per_cycle` plus the latency its gathers expose, simulator.dram) nor its
+  arithmetic at `peak_ops_per_cycle`, plus the fill latency (one cycle per primitive on the
+  longest path, plus `pipeline_fill_cycles`).
 * Regions run one after another. A region's class (memory- or compute-bound) follows
   `fuseflow.cost.bounds`, the rule the estimate uses too.
 """
@@ -49,6 +50,7 @@ class Timing:
     executed_ops: int          # ALU operations and accumulations, including the zeros inside tiles
     bound: str = "primitive"   # one of BOUNDS
     queue_stall: float = 1.0   # slowest primitive's slowdown under back-pressure (included in compute_cycles)
+    queue_model: str = "unbounded"   # how the stall was found (queue_model)
 
     @property
     def bound_cycles(self) -> float:
@@ -64,7 +66,7 @@ class Timing:
                 "compute_cycles": self.compute_cycles, "memory_cycles": self.memory_cycles,
                 "arithmetic_cycles": self.arithmetic_cycles, "fill_cycles": self.fill_cycles,
                 "bottleneck": self.bottleneck, "roofline": self.roofline,
-                "queue_stall": self.queue_stall}
+                "queue_stall": self.queue_stall, "queue_model": self.queue_model}
 
 
 def _folded_lanes(counts: Counts, hw: Hardware) -> np.ndarray:
@@ -123,11 +125,28 @@ def longest_path(plan: RegionPlan) -> int:
     return max(depth.values(), default=0)
 
 
+#: with bounded queues, the fast executor steps a region through the exact executor when it
+#: emits at most this many tokens (about 0.1 s); beyond it its stall is 1, a lower bound whose
+#: error docs/simulator.md measures
+STEPPED_TOKENS = 20_000
+
+
+def steps_fit(hw: Hardware, counts: dict[int, Counts]) -> bool:
+    """Whether the fast executor steps this region's pipeline (bounded queues, few tokens)."""
+    return hw.queue_depth > 0 and sum(c.data + c.stops for c in counts.values()) <= STEPPED_TOKENS
+
+
+def queue_model(hw: Hardware, firings: dict | None) -> str:
+    """How the region's queue stall was found: `unbounded` (no stall), `stepped` (the
+    cycle-level pipeline) or `bound` (a large region of the fast executor: stall 1)."""
+    return "unbounded" if not hw.queue_depth else "stepped" if firings else "bound"
+
+
 def queue_stall(plan: RegionPlan, firings: dict | None, hw: Hardware) -> float:
     """How much longer the region's pipeline runs with queues of `queue_depth` tokens than with
     unbounded ones: the ratio of the two cycle-level simulations (`simulator.pipeline`) of the
-    exact executor's steps. 1 without queue bounds, and for the fast executor, which has no
-    token order (docs/simulator.md states the error of that bound)."""
+    exact executor's steps. 1 without queue bounds, and for regions the fast executor does not
+    step (too many tokens; docs/simulator.md states the error of that bound)."""
     if not hw.queue_depth or not firings:
         return 1.0
     unbounded = simulate(plan, firings, 0)
@@ -145,8 +164,10 @@ def accumulations(plan: RegionPlan, counts: dict[int, Counts]) -> int:
     return total
 
 
-def region_timing(plan: RegionPlan, counts: dict[int, Counts], traffic_bytes: float, hw: Hardware,
+def region_timing(plan: RegionPlan, counts: dict[int, Counts], memory: float, hw: Hardware,
                   firings: dict | None = None) -> Timing:
+    """`memory`: the memory term, DRAM lines at the bandwidth plus the latency gathers expose
+    (simulator.traffic, `Traffic.memory_cycles`)."""
     compute, slowest = 0, "none"
     executed = 0
     emitted = emitted_counts(plan, counts)
@@ -161,7 +182,6 @@ def region_timing(plan: RegionPlan, counts: dict[int, Counts], traffic_bytes: fl
     executed += accumulations(plan, counts)
     stall = queue_stall(plan, firings, hw)
     compute *= stall
-    memory = traffic_bytes / hw.memory_bytes_per_cycle
     arithmetic = executed / hw.peak_ops_per_cycle
     fill = hw.pipeline_fill_cycles + longest_path(plan)
     if region_class(memory, max(compute, arithmetic)) == MEMORY_BOUND:
@@ -171,4 +191,4 @@ def region_timing(plan: RegionPlan, counts: dict[int, Counts], traffic_bytes: fl
     else:
         bound = "primitive"
     return Timing(max(compute, memory, arithmetic) + fill, compute, memory, arithmetic, fill, slowest, executed, bound,
-                  stall)
+                  stall, queue_model(hw, firings))

@@ -27,6 +27,8 @@ class Hardware:
     block_size: int
     pipeline_fill_cycles: int
     queue_depth: int
+    dram_line_bytes: int
+    dram_latency_cycles: int
     source: str = "default"
 
     @property
@@ -40,7 +42,7 @@ def operational_intensity(flops: float, bytes_: float) -> float:
 
 
 _INT_KEYS = {"lanes", "onchip_buffer_bytes", "value_bytes", "index_bytes", "block_size", "pipeline_fill_cycles",
-             "queue_depth"}
+             "queue_depth", "dram_line_bytes", "dram_latency_cycles"}
 
 #: The range of each key. Beyond these, a value is a typo, and would make the simulator
 #: allocate per lane or per block element, or the cost model's figures overflow.
@@ -56,6 +58,8 @@ RANGES: dict[str, tuple[float, float]] = {
     "block_size": (1, 4096),
     "pipeline_fill_cycles": (0, LARGEST),
     "queue_depth": (0, 4096),
+    "dram_line_bytes": (1, 4096),
+    "dram_latency_cycles": (0, 1_000_000),
 }
 
 

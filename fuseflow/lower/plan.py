@@ -247,12 +247,17 @@ def lower_region(program: Program, binding, rs: RegionSchedule, policy: str = "a
     return RegionPlan(program, region, rs, policy, extents, par, coarsen, plans, builder.primitives, ctx)
 
 
+def is_block_sparse(formats: tuple[str, ...]) -> bool:
+    """An operand block mode tiles (and stores as blocks): sparse, with two or more levels."""
+    return "compressed" in formats and len(formats) >= 2
+
+
 def _coarsening(program: Program, region: Region, rs: RegionSchedule, block_size: int) -> dict[str, int]:
     """Variables whose tokens carry a block in block mode: the levels of block-sparse operands."""
     coarsen: dict[str, int] = {}
     if rs.block_sparse:
         for operand in region.operands:
-            if "compressed" in operand.formats and len(operand.formats) >= 2:
+            if is_block_sparse(operand.formats):
                 edge = program.tensors[operand.tensor].block or block_size
                 for v in operand.vars:
                     coarsen[v] = max(coarsen.get(v, 1), edge)

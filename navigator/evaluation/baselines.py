@@ -149,6 +149,8 @@ def totals(results) -> dict:
     return {"orders": [" ".join(r.plan.schedule.order) for r in results],
             "flops": sum(r.flops for r in results), "bytes": sum(r.traffic.bytes for r in results),
             "compulsory_bytes": sum(r.traffic.compulsory_bytes for r in results),
+            "logical_bytes": sum(r.traffic.logical_bytes for r in results),
+            "spill_bytes": sum(r.traffic.spill_bytes for r in results),
             "cycles": sum(r.timing.cycles for r in results),
             "roofline": schedule_bound((r.timing.roofline, r.timing.cycles) for r in results).roofline}
 

@@ -16,7 +16,7 @@ def _si(x: float) -> str:
 
 
 #: what each region bound means, for the breakdown line
-_BOUND_TERMS = {"memory": "memory (DRAM bytes at the memory bandwidth)",
+_BOUND_TERMS = {"memory": "memory (DRAM lines at the memory bandwidth, plus the latency of gathers)",
                 "arithmetic": "arithmetic (ALU operations at peak_ops_per_cycle)"}
 
 
@@ -28,8 +28,14 @@ def region_breakdown(r: dict) -> str:
               "arithmetic": ("arithmetic", r["arithmetic_cycles"])}
     del hidden[bound]
     overlapped = ", ".join(f"{name} {_si(value)}" for name, value in hidden.values())
+    stall = _STALL_TERMS.get(r.get("queue_model"), "").format(stall=r.get("queue_stall", 1.0))
     return (f"cycles {_si(r['cycles'])} = {_si(r['bound_cycles'])} {term} + {r['fill_cycles']} pipeline fill; "
-            f"overlapped with it: {overlapped}")
+            f"overlapped with it: {overlapped}{stall}")
+
+
+#: how a bounded queue's stall entered the slowest primitive (simulator.timing.queue_model)
+_STALL_TERMS = {"stepped": "; queue stall x{stall:.3f} (pipeline stepped)",
+                "bound": "; queue stall not stepped (too many tokens: the cycles are a lower bound)"}
 
 
 def format_report(report, schedule_name: str = "") -> str:
@@ -53,8 +59,9 @@ def format_report(report, schedule_name: str = "") -> str:
         lines.append(f"  [{' '.join(r['ops'])}] order {r['order']} par {par}{' ' + ' '.join(modes) if modes else ''}: "
                      f"{r['roofline']}")
         lines.append(f"    {region_breakdown(r)}")
+        spilled = f", spilled {_si(r['spill_bytes'])}" if r.get("spill_bytes") else ""
         lines.append(f"    FLOPs {_si(r['flops'])}, bytes read {_si(r['bytes_read'])}, "
-                     f"written {_si(r['bytes_written'])} (simulated)")
+                     f"written {_si(r['bytes_written'])} (simulated); on chip {_si(r['onchip_bytes'])} bytes{spilled}")
     c = d["counters"]
     lines.append("  counters: " + ", ".join(f"{k} {_si(v)}" for k, v in c.items()))
     check = d["check"]

@@ -134,7 +134,8 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 
 
 def _metrics(report: dict[str, Any]) -> dict[str, Any]:
-    keys = ("flops", "bytes", "compulsory_bytes", "intensity", "roofline", "cycles", "seconds")
+    keys = ("flops", "bytes", "compulsory_bytes", "logical_bytes", "spill_bytes", "intensity", "roofline", "cycles",
+            "seconds")
     return {k: report[k] for k in keys if k in report}
 
 

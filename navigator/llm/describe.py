@@ -182,5 +182,6 @@ def describe_hardware(hw: "Hardware") -> str:
         f"{hw.lanes} lanes; on-chip buffer {count_text(hw.onchip_buffer_bytes)} bytes; values {hw.value_bytes} "
         f"bytes, indices {hw.index_bytes} bytes; block {hw.block_size}x{hw.block_size}; "
         f"pipeline fill one cycle per hop + {hw.pipeline_fill_cycles}; queues "
-        f"{f'of {hw.queue_depth} tokens' if hw.queue_depth else 'unbounded'}",
+        f"{f'of {hw.queue_depth} tokens' if hw.queue_depth else 'unbounded'}; DRAM lines of {hw.dram_line_bytes} "
+        f"bytes, gathers wait {hw.dram_latency_cycles} cycles",
     ])

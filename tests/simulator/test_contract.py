@@ -1,13 +1,17 @@
 """Both executors fulfil one contract: on small random data and random legal schedules (any
 grouping, order, par factors, stream shape and block mode, either policy) the fast executor's
-per-primitive token counts and memory visits equal the exact executor's, and both results
-match the numpy reference."""
+per-primitive token counts, memory visits and the memory model's figures (DRAM lines, gathers,
+on-chip state and spills) equal the exact executor's, and both results match the numpy
+reference."""
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fuseflow.cost.hardware import load_hardware
 from fuseflow.program.binding import bind
 from fuseflow.program.bundled import resolve_program
 from simulator import fast
@@ -32,9 +36,9 @@ def graph_files(draw, max_vertices=7):
     return n, lines
 
 
-def check_contract(program, binding, data, schedule, policy):
-    ex, ex_values = run_schedule(program, binding, schedule, "exact", policy, data)
-    fa, fa_values = run_schedule(program, binding, schedule, "fast", policy, data)
+def check_contract(program, binding, data, schedule, policy, hardware=None):
+    ex, ex_values = run_schedule(program, binding, schedule, "exact", policy, data, hardware)
+    fa, fa_values = run_schedule(program, binding, schedule, "fast", policy, data, hardware)
     for re, rf in zip(ex, fa):
         for pid, counts in re.run.counts.items():
             prim = re.plan.primitives[pid]
@@ -42,6 +46,9 @@ def check_contract(program, binding, data, schedule, policy):
         assert {k: v.as_tuple() for k, v in re.run.visits.items()} == \
             {k: v.as_tuple() for k, v in rf.run.visits.items()}
         assert re.counters == rf.counters
+        # The memory model's projections, and what it makes of them: lines, gathers, state, spills.
+        assert re.run.groups == rf.run.groups
+        assert re.traffic.to_dict() == rf.traffic.to_dict()
         assert re.timing.cycles == rf.timing.cycles
     reference = evaluate_program(program, data.arrays, binding.extents)
     for region in ex:
@@ -52,8 +59,9 @@ def check_contract(program, binding, data, schedule, policy):
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(name=st.sampled_from(GRAPH_PROGRAMS), graph=graph_files(), seed=st.integers(0, 2**16),
-       policy=st.sampled_from(["stream", "accumulate"]))
-def test_graph_programs_on_random_graphs(tmp_path_factory, name, graph, seed, policy):
+       policy=st.sampled_from(["stream", "accumulate"]), buffer=st.sampled_from([None, 1, 40, 200]),
+       line=st.sampled_from([4, 64]))
+def test_graph_programs_on_random_graphs(tmp_path_factory, name, graph, seed, policy, buffer, line):
     n, lines = graph
     path = tmp_path_factory.mktemp("g") / "edges.txt"
     path.write_text("\n".join(lines) + "\n")
@@ -62,7 +70,9 @@ def test_graph_programs_on_random_graphs(tmp_path_factory, name, graph, seed, po
     assert binding.extents["N"] == n
     data = materialize(program, binding, seed)
     schedule = random_schedule(program, binding, np.random.default_rng(seed))
-    check_contract(program, binding, data, schedule, policy)
+    # A cramped buffer makes state spill and operands stream: the memory model's figures must agree too.
+    hardware = replace(load_hardware(), onchip_buffer_bytes=buffer or 2**20, dram_line_bytes=line)
+    check_contract(program, binding, data, schedule, policy, hardware)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

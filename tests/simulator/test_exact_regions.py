@@ -1,5 +1,6 @@
 """Both executors reproduce the numpy reference for every region of every bundled program under
-every legal order, under both policies, and agree on every token count.
+every legal order, under both policies, and agree on every token count and on the memory
+model's figures (at the default hardware and with a cramped buffer and short DRAM lines).
 
 A region's result depends only on its own ops and order, so checking every fusable region in
 isolation (inputs from the reference) covers every legal grouping; test_groupings.py checks
@@ -8,19 +9,26 @@ from `stream` run again; gcn_logsoftmax's regions made only of GCN ops are cover
 here and all of them under `pytest --slow`.
 """
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
+from fuseflow.cost.hardware import load_hardware
 from tests.bundled import enumerable_program_names
 from fuseflow.lower import lower_region
 from fuseflow.schedule import RegionSchedule
 from simulator import exact, fast
 from simulator.evaluate import _fast_values
+from simulator.traffic import region_traffic
 from fuseflow.analysis.unification import unify_region
 from fuseflow.lower import region_contexts
 from tests.simulator.helpers import all_regions, assert_close, reference_memory, region_orders, small
 
 SAMPLE = {"graphsage": 120}
+HARDWARE = load_hardware()
+# A buffer too small for most state, with short lines: spills and gathers everywhere.
+CRAMPED = replace(HARDWARE, onchip_buffer_bytes=24, dram_line_bytes=8)
 COVERED_BY = {"gcn_logsoftmax": "gcn"}
 # The smallest sizes that still exercise every primitive; fully fused regions recompute a lot.
 TINY = {"gcn": {"N": 4, "F": 2, "H": 2, "C": 2}, "gcn_logsoftmax": {"N": 4, "F": 2, "H": 2, "C": 2},
@@ -63,7 +71,11 @@ def test_every_region_and_order_matches_reference(request, name, policy):
         quick, patterns = fast.run_region(plan, memory)
         assert {p: c.as_tuple() for p, c in run.counts.items()} == \
             {p: c.as_tuple() for p, c in quick.counts.items()}, where
+        assert run.groups == quick.groups, where
         quick_written = _fast_values(program, binding, plan, values, patterns)
+        for hw in (HARDWARE, CRAMPED):
+            assert region_traffic(plan, run, memory, run.written, hw).to_dict() == \
+                region_traffic(plan, quick, memory, quick_written, hw).to_dict(), where
         assert run.written, where
         for tensor, tree in run.written.items():
             try:

@@ -10,7 +10,7 @@ from fuseflow.cost.hardware import load_hardware
 from fuseflow.program.binding import bind
 from fuseflow.program.bundled import resolve_program
 from fuseflow.schedule import RegionSchedule, Schedule
-from simulator import firing
+from simulator import firing, timing
 from simulator.evaluate import run_schedule
 from simulator.pipeline import sam_graph, schedule, simulate
 from simulator.program_data import materialize
@@ -128,7 +128,9 @@ PROGRAMS = ["spmm", "sddmm", "gcn", "graphsage", "nested_matmul", "sparse_autoen
 
 
 @pytest.mark.parametrize("depth", [0, 1, 2, 3])
-def test_fast_cycles_are_exact_unbounded_and_a_lower_bound_otherwise(depth):
+def test_exact_and_fast_agree_on_counts_and_cycles(depth):
+    """On small data the fast executor steps every region's pipeline (simulator.timing.steps_fit),
+    so both executors give the same counts and the same cycles at every queue depth."""
     hw = dataclasses.replace(load_hardware(), queue_depth=depth)
     rng = np.random.default_rng(depth)
     for name in PROGRAMS:
@@ -142,11 +144,26 @@ def test_fast_cycles_are_exact_unbounded_and_a_lower_bound_otherwise(depth):
             assert {p: c.as_tuple() for p, c in re.run.counts.items()} == \
                 {p: c.as_tuple() for p, c in rf.run.counts.items()}
             assert re.timing.queue_stall >= 1.0
-            if depth == 0:
-                assert re.timing.cycles == rf.timing.cycles
-            else:
-                assert rf.timing.cycles <= re.timing.cycles
-                assert re.timing.compute_cycles == pytest.approx(rf.timing.compute_cycles * re.timing.queue_stall)
+            assert re.timing.cycles == rf.timing.cycles, (name, schedule)
+            assert rf.timing.queue_model == ("stepped" if depth else "unbounded")
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_fast_cycles_of_regions_too_large_to_step_are_a_lower_bound(depth, monkeypatch):
+    monkeypatch.setattr(timing, "STEPPED_TOKENS", 0)
+    hw = dataclasses.replace(load_hardware(), queue_depth=depth)
+    rng = np.random.default_rng(depth)
+    for name in PROGRAMS:
+        program = resolve_program(name)
+        binding = bind(program, dims=SMALL_DIMS[name])
+        data = materialize(program, binding, int(rng.integers(100)))
+        schedule = random_schedule(program, binding, rng)
+        exact, _ = run_schedule(program, binding, schedule, "exact", "stream", data, hw, numerics=False)
+        fast, _ = run_schedule(program, binding, schedule, "fast", "stream", data, hw, numerics=False)
+        for re, rf in zip(exact, fast):
+            assert rf.timing.queue_model == "bound" and rf.timing.queue_stall == 1.0
+            assert rf.timing.cycles <= re.timing.cycles
+            assert re.timing.compute_cycles == pytest.approx(rf.timing.compute_cycles * re.timing.queue_stall)
 
 
 def test_every_reducer_and_accumulator_trace_matches_its_stream(monkeypatch):

@@ -129,7 +129,8 @@ def test_low_bandwidth_makes_a_region_memory_bound(tmp_path):
     timing = report.regions[0].timing
     assert timing.bottleneck == "memory"
     assert timing.cycles == timing.memory_cycles + timing.fill_cycles
-    assert timing.memory_cycles == report.regions[0].traffic.bytes / 0.01
+    traffic = report.regions[0].traffic
+    assert timing.memory_cycles == traffic.memory_cycles == traffic.bytes / 0.01 + traffic.latency_cycles
 
 
 def test_fill_latency_and_sequential_regions():
@@ -155,9 +156,11 @@ def test_small_operands_are_read_once_large_gathers_are_not(tmp_path):
     cramped = evaluate(program, binding, schedule, load_hardware(tiny), data=data, check=False)
     b_bytes = data.arrays["B"].size * 4
     assert roomy.regions[0].traffic.per_tensor["B"]["read"] == b_bytes
-    # Without room on chip, B's rows are fetched once per edge that gathers them.
+    # Without room on chip, B's rows are fetched once per edge that gathers them: 32 bytes each, a whole
+    # 64-byte DRAM line each.
     nnz = data.arrays["A"].nnz
-    assert cramped.regions[0].traffic.per_tensor["B"]["read"] == nnz * 8 * 4
+    assert cramped.regions[0].traffic.per_tensor["B"]["logical_read"] == nnz * 8 * 4
+    assert cramped.regions[0].traffic.per_tensor["B"]["read"] == nnz * 64
     assert np.isclose(cramped.regions[0].traffic.compulsory_bytes, roomy.regions[0].traffic.compulsory_bytes)
 
 

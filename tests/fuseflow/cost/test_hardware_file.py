@@ -23,6 +23,8 @@ BAD_HARDWARE = [
     ("negative", "pipeline_fill_cycles = -1", "[pipeline_fill_cycles]: must be from 0"),
     ("huge", f"lanes = {10**400}", "[lanes]: must be from 1 to 4096"),
     ("huge block", "block_size = 100000", "[block_size]: must be from 1 to 4096"),
+    ("zero line", "dram_line_bytes = 0", "[dram_line_bytes]: must be from 1 to 4096, got 0"),
+    ("fractional latency", "dram_latency_cycles = 0.5", "[dram_latency_cycles]: must be a whole number, got 0.5"),
 ]
 
 

@@ -43,6 +43,12 @@ def test_eval_json_and_the_exact_executor(capsys, gcn_schedule):
     assert len(data["regions"]) == 6 and set(data["counters"]) == {
         "ops", "reductions", "value_reads", "coord_reads", "value_writes", "coord_writes"}
     assert data["flops"] == data["counters"]["ops"] + data["counters"]["reductions"]
+    # The memory model's figures: DRAM bytes in lines with spills, beside the logical ones.
+    assert {"logical_bytes", "spill_bytes"} <= set(data)
+    for region in data["regions"]:
+        assert {"bytes_read", "bytes_written", "logical_bytes_read", "logical_bytes_written", "spill_bytes",
+                "onchip_bytes", "onchip_state", "gathers", "latency_cycles"} <= set(region)
+        assert region["bytes_read"] + region["bytes_written"] == region["streamed_bytes"] + region["gathered_bytes"]
 
 
 def test_eval_prints_graphs_and_writes_dot(capsys, tmp_path):
