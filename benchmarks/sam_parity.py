@@ -20,7 +20,7 @@ dense N x J array, or for `spgemm` a CSR N x N matrix) and `D` (dense N x J). Ke
   sddmm_unfused  T = B D^T (dense, order i j k), then C = A o T: the sum of both graphs
 
 Navigator runs the same kernels (programs below) with the exact executor, one lane, scalar
-streams, and memory and arithmetic that never bind, so its cycles are the pipeline's. The JSON
+streams, and memory (bandwidth and latency) and arithmetic that never bind, so its cycles are the pipeline's. The JSON
 gives, per kernel and depth, Navigator / SAM (median, min, max), and, per depth, whether both
 pick the same faster SpMM order on each matrix.
 """
@@ -171,6 +171,7 @@ def navigator_cycles(kernel: str, data: dict, depth: int, programs: dict) -> flo
     if "J" in program.dims:
         dims["J"] = data["B"].shape[1]
     hw = dataclasses.replace(load_hardware(), queue_depth=depth, lanes=1, memory_bytes_per_cycle=2.0 ** 40,
+                             dram_latency_cycles=0,
                              peak_ops_per_cycle=2.0 ** 40)
     schedule = Schedule(tuple(RegionSchedule(ops, tuple(order.split()), (1,) * len(order.split()))
                               for ops, order in regions))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fuseflow.lower.inputs import Input
+from fuseflow.support.arrays import union_sorted
 from fuseflow.lower.plan import WRITE, Node, OpPlan, RegionPlan
 from simulator.counts import Counts, RegionRun, Visits
 from simulator.fibertree import FiberTree
@@ -243,7 +244,7 @@ class _OpRun:
     def join(self, pid, left: _Merge, right: _Merge, kind, parent, var, ext, length) -> _Merge:
         kl = left.owner * ext + left.crd
         kr = right.owner * ext + right.crd
-        walk = np.union1d(kl, kr)
+        walk = union_sorted(kl, kr)
         if kind == "and":
             keys, il, ir = np.intersect1d(kl, kr, assume_unique=True, return_indices=True)
             refs = {k: r[il] for k, r in left.refs.items()}

@@ -34,7 +34,7 @@ class FiberTree:
         formats, extents = tuple(formats), tuple(int(e) for e in extents)
         coords = [np.asarray(c, dtype=np.int64) for c in coords]
         count = len(coords[0]) if coords else (1 if values is not None and np.size(values) else 0)
-        if coords and count:
+        if coords and count and not _lexicographic(coords):
             order = np.lexsort(coords[::-1])
             coords = [c[order] for c in coords]
             if values is not None:
@@ -51,8 +51,13 @@ class FiberTree:
                 pos.append(None)
                 crd.append(None)
             else:
+                # the entries are in lexicographic order, so the keys ascend: the distinct
+                # ones are where a key changes (linear, where np.unique would sort again)
                 keys = ref * ext + coords[level]
-                unique, inverse = np.unique(keys, return_inverse=True)
+                new = np.empty(len(keys), dtype=bool)
+                new[:1] = True
+                np.not_equal(keys[1:], keys[:-1], out=new[1:])
+                unique, inverse = keys[new], np.cumsum(new) - 1
                 parents = unique // ext
                 pos.append(np.concatenate([[0], np.cumsum(np.bincount(parents, minlength=parent_size))]).astype(np.int64))
                 crd.append((unique % ext).astype(np.int64))
@@ -162,3 +167,14 @@ class FiberTree:
 
     def stored(self) -> int:
         return self.sizes[-1] if self.formats else 1
+
+
+def _lexicographic(coords: list[np.ndarray]) -> bool:
+    """Whether the entries (one array per level) are already in lexicographic order."""
+    tied = np.ones(len(coords[0]) - 1, dtype=bool)   # pairs equal on every level so far
+    for c in coords:
+        step = np.diff(c)
+        if np.any(step[tied] < 0):
+            return False
+        tied &= step == 0
+    return True

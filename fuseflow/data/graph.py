@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from fuseflow.support.arrays import unique_sorted
 from fuseflow.support.errors import DataError
 
 
@@ -100,7 +101,7 @@ class GraphData:
     @property
     def n_classes(self) -> int:
         """Number of distinct labels, 0 when the graph has no labels."""
-        return 0 if self.labels is None else int(np.unique(self.labels).size)
+        return 0 if self.labels is None else int(unique_sorted(self.labels).size)
 
     def degrees(self) -> np.ndarray:
         """Out-degree (stored entries per row) of every vertex."""

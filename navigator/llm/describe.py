@@ -157,6 +157,7 @@ def _measured(matrix, block: int) -> str:
     import numpy as np
 
     from fuseflow.data.graph import gini
+    from fuseflow.support.arrays import unique_sorted
 
     rows, cols = matrix.shape
     nnz = int(matrix.nnz)
@@ -164,7 +165,7 @@ def _measured(matrix, block: int) -> str:
     mean = float(per_row.mean()) if per_row.size else 0.0
     cv = float(per_row.std() / mean) if mean > 0 else 0.0
     coo = matrix.tocoo()
-    blocks = np.unique((coo.row // block).astype(np.int64) * (-(-cols // block)) + coo.col // block).size
+    blocks = unique_sorted((coo.row // block).astype(np.int64) * (-(-cols // block)) + coo.col // block).size
     occupancy = nnz / (blocks * block * block) if blocks else 0.0
     return (f"nnz {count_text(nnz)}, density {figure(nnz / (rows * cols) if rows * cols else 0.0)}; "
             f"row nnz max {count_text(int(per_row.max()) if per_row.size else 0)}, mean {figure(mean)}, "
