@@ -65,11 +65,11 @@ def sweep_points(axes: list[str], quick: bool) -> list[tuple[str, object]]:
     return points
 
 
-def baseline_row(program, binding, inputs, hw, setting: str, policy: str) -> dict:
+def baseline_row(program, binding, inputs, hw, setting: str, policy: str, orders: int | None) -> dict:
     from navigator.evaluation.baselines import compare_baselines
 
     rows = {r["name"]: r for r in compare_baselines(program, binding, hw, policy=policy,
-                                                    parallel=setting == "parallel", data=inputs)}
+                                                    parallel=setting == "parallel", data=inputs, orders=orders)}
     unfused, layer, full = rows["unfused"], rows["per_layer"], rows["fully_fused"]
     return {"unfused_cycles": unfused["cycles"], "per_layer_speedup": layer["speedup"],
             "full_fusion_speedup": full["speedup"],
@@ -118,6 +118,8 @@ def main() -> None:
     parser.add_argument("--settings", nargs="+", choices=SETTINGS, default=list(SETTINGS))
     parser.add_argument("--policy", choices=("stream", "accumulate"), default="accumulate")
     parser.add_argument("--quick", action="store_true", help="Cora only, and each axis's end points")
+    parser.add_argument("--orders", default="6", metavar="N|all",
+                        help="orders simulated per region, as `navigator compare --orders` (default 6)")
     parser.add_argument("--step-tokens", type=int, default=None,
                         help="step the queues of regions up to this many tokens (default: the simulator's)")
     args = parser.parse_args()
@@ -129,6 +131,7 @@ def main() -> None:
     unknown = [a for a in axes if a not in AXES]
     if unknown:
         parser.error(f"unknown axis {unknown[0]!r}; expected one of {', '.join(AXES)}")
+    orders = None if args.orders == "all" else int(args.orders)
     graphs = ["cora"] if args.quick else args.graphs
     points = sweep_points(axes, args.quick)
     start = time.perf_counter()
@@ -141,13 +144,13 @@ def main() -> None:
                 for setting in args.settings:
                     t0 = time.perf_counter()
                     row = {"program": name, "graph": graph, "axis": axis, "value": value, "setting": setting,
-                           **baseline_row(program, binding, inputs, hw, setting, args.policy),
+                           **baseline_row(program, binding, inputs, hw, setting, args.policy, orders),
                            "seconds": round(time.perf_counter() - t0, 2)}
                     rows.append(row)
                     print(f"{name} {graph} {axis}={value} {setting}: per-layer {_times(row['per_layer_speedup'])}, "
                           f"full {_times(row['full_fusion_speedup'])}", file=sys.stderr, flush=True)
     emit({"benchmark": "fidelity", "policy": args.policy, "executor": "fast",
-          "step_tokens": timing.STEPPED_TOKENS,
+          "step_tokens": timing.STEPPED_TOKENS, "orders": args.orders,
           "axes": {a: list(AXES[a]) for a in axes}, "graphs": graphs, "programs": args.programs,
           "seconds": round(time.perf_counter() - start, 1), "trends": trends(rows), "rows": rows})
 

@@ -12,6 +12,10 @@ Parts:
               and per program
   throughput  the exact executor on layer 1 of GCN (N=600, as benchmarks/simulate.py's exact
               part) with queues of depth 2: tokens per second including both pipeline runs
+  baselines   compare's baselines (both settings, orders chosen with unbounded queues) on a real
+              graph (--graph, default Cora), re-simulated with queues of depth 2, regions of up
+              to --step-tokens tokens stepped: cycles, speedups over unfused and each region's
+              stall and queue model, at both depths
 """
 
 from __future__ import annotations
@@ -97,9 +101,48 @@ def part_throughput() -> dict:
     return figures
 
 
+def part_baselines(graph: str, steps: int) -> dict:
+    from benchmarks.trends import load
+    from navigator.evaluation.baselines import compare_baselines
+    from simulator import timing
+    from simulator.evaluate import run_schedule
+
+    timing.STEPPED_TOKENS = steps   # larger regions keep the bound (queue_model "bound")
+    out: dict = {}
+    for name in ("gcn", "graphsage"):
+        program, binding, inputs, default = load(name, graph)
+        for setting in ("defaults", "parallel"):
+            rows = compare_baselines(program, binding, default, parallel=setting == "parallel", data=inputs)
+            entry = {}
+            for depth in (0, 2):
+                hw = dataclasses.replace(default, queue_depth=depth)
+                cycles = {}
+                for row in rows:
+                    if row["schedule"] is None:
+                        continue
+                    start = time.perf_counter()
+                    regions, _ = run_schedule(program, binding, row["schedule"], "fast", "accumulate", inputs, hw,
+                                              numerics=False)
+                    cycles[row["name"]] = {"cycles": sum(r.timing.cycles for r in regions),
+                                           "queue_stall": [round(r.timing.queue_stall, 3) for r in regions],
+                                           "queue_model": [r.timing.queue_model for r in regions],
+                                           "seconds": round(time.perf_counter() - start, 1)}
+                unfused = cycles["unfused"]["cycles"]
+                for figures in cycles.values():
+                    figures["speedup"] = round(unfused / figures["cycles"], 4)
+                entry[f"depth_{depth}"] = cycles
+                print(f"{name} {setting} depth {depth}: " + ", ".join(f"{k} {v['speedup']}x" for k, v in cycles.items()),
+                      file=sys.stderr, flush=True)
+            out[f"{name}/{setting}"] = entry
+    return {"graph": graph, **out}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=["error", "throughput"])
+    parser.add_argument("--part", choices=["error", "throughput", "baselines"])
+    parser.add_argument("--graph", default="cora", help="the graph of the baselines part (benchmarks/trends.GRAPHS)")
+    parser.add_argument("--step-tokens", type=int, default=3_000_000,
+                        help="the baselines part steps regions up to this many tokens (the others keep the bound)")
     parser.add_argument("--schedules", type=int, default=8, help="random schedules per program and depth")
     args = parser.parse_args()
     figures = {}
@@ -107,6 +150,8 @@ def main() -> None:
         figures["error"] = part_error(args.schedules)
     if args.part in (None, "throughput"):
         figures["throughput"] = part_throughput()
+    if args.part == "baselines":
+        figures["baselines"] = part_baselines(args.graph, args.step_tokens)
     emit(figures)
 
 

@@ -8,13 +8,15 @@
 * A scattered access costs ceil(e / line) lines: never less than its own e bytes (a value
   wider than a line takes several).
 * A gather (a run or access whose address a coordinate just read decides) pays
-  `dram_latency_cycles`. Each lane keeps one gather in flight, so `lanes` of them overlap:
-  exposed latency = gathers x dram_latency_cycles / lanes. A walk whose addresses are known
+  `dram_latency_cycles`. Each lane keeps one gather in flight, so the lanes a region forks
+  (the product of its par factors, at most `lanes`) overlap them:
+  exposed latency = gathers x dram_latency_cycles / lanes in use. A walk whose addresses are known
   ahead (sequential, strided, a re-read) streams and pays none.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from fuseflow.cost.hardware import Hardware
@@ -73,10 +75,7 @@ def streamed(n: float, line: int) -> Walk:
     return Walk(float(n), line_bytes(n, line))
 
 
-def latency_cycles(gathers: float, hw: Hardware) -> float:
-    """The latency gathers expose: one in flight per lane."""
-    return gathers * hw.dram_latency_cycles / hw.lanes
-
-
-def memory_cycles(dram_bytes: float, gathers: float, hw: Hardware) -> float:
-    return dram_bytes / hw.memory_bytes_per_cycle + latency_cycles(gathers, hw)
+def latency_cycles(gathers: float, hw: Hardware, par: dict[str, int]) -> float:
+    """The latency gathers expose: one in flight per lane the region's par factors use (at
+    most the hardware's lanes; one without a fork)."""
+    return gathers * hw.dram_latency_cycles / min(hw.lanes, math.prod(par.values()))

@@ -215,7 +215,7 @@ def region_traffic(plan: RegionPlan, run: RegionRun, memory: dict, written: dict
 
     traffic.state = [s for s in required + fibers + list(candidates.values()) if s.allocated or s.spill]
     traffic.onchip_bytes = sum(s.allocated for s in traffic.state)
-    traffic.latency_cycles = latency_cycles(traffic.gathers, hw)
+    traffic.latency_cycles = latency_cycles(traffic.gathers, hw, plan.par)
     traffic.memory_cycles = traffic.bytes / hw.memory_bytes_per_cycle + traffic.latency_cycles
     return traffic
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 from navigator.commands.options import add_policy_option, add_program_options, load_program_args, print_json
 
 
@@ -53,7 +55,8 @@ def cmd_compare(args) -> int:
     program, binding, hardware = load_program_args(args)
     settings = SETTINGS if args.setting == "both" else (args.setting,)
     by_setting, used = compare_programs_baselines(program, binding, hardware, policy=args.policy, settings=settings,
-                                                  seed=args.seed, dense_fixed=args.dense_order_fixed)
+                                                  seed=args.seed, dense_fixed=args.dense_order_fixed,
+                                                  orders=args.orders)
     if args.save:
         from fuseflow.support.files import ensure_folder, file_stem
         from fuseflow.schedule import save_schedule
@@ -68,7 +71,7 @@ def cmd_compare(args) -> int:
     for rows in by_setting.values():
         for row in rows:
             del row["schedule"]
-    backend = backend_settings(hardware, args.policy, settings)
+    backend = backend_settings(hardware, args.policy, settings, args.orders)
     if args.json:
         print_json({"kind": "simulated", "program": program.name, "data": used, "policy": args.policy,
                     "backend": backend,
@@ -100,5 +103,17 @@ def register(subs) -> None:
                            "shape; both (default): side by side")
     cmp_.add_argument("--parallel", dest="setting", action="store_const", const="parallel",
                       help="the parallel setting only (same as --setting parallel)")
+    cmp_.add_argument("--orders", type=_order_count, default=None, metavar="N|all",
+                      help="orders simulated per region: the N best-estimated (default 6) or all legal ones "
+                           "(slower; the estimate can miss the fastest order)")
     cmp_.add_argument("--save", metavar="DIR", help="write each baseline's schedule JSON into DIR")
     cmp_.set_defaults(run=cmd_compare)
+
+
+def _order_count(text: str) -> int:
+    """`--orders`: a positive count, or `all` (0)."""
+    if text == "all":
+        return 0
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive count or 'all', got {text!r}")
+    return int(text)

@@ -45,9 +45,10 @@ class Baseline:
 
 
 def shortlist(program: Program, binding: Binding, region: Region, hw: Hardware, policy: str,
-              keep: int = SHORTLIST, dense_fixed: bool = False) -> list[tuple[str, ...]]:
+              keep: int | None = SHORTLIST, dense_fixed: bool = False) -> list[tuple[str, ...]]:
     """The legal orders with the best symbolic roofline estimate (FLOPs from the policy's
-    contexts, bytes from `fuseflow.cost.estimate`), best first; ties keep the enumeration order."""
+    contexts, bytes from `fuseflow.cost.estimate`), best first; ties keep the enumeration order.
+    `keep=None` keeps every legal order (up to ORDER_LIMIT)."""
     space = OrderSpace.of_region(region, dense_fixed)
     model = RegionCostModel(program, binding, region, hw)
     scored = []
@@ -88,8 +89,9 @@ def describe_setting(setting: str, hw: Hardware) -> str:
             f"{hw.lanes} lanes, the innermost level takes the widest allowed stream shape")
 
 
-def order_choice() -> str:
-    return (f"each region takes the fastest simulated of its {SHORTLIST} best-estimated orders "
+def order_choice(orders: int | None = SHORTLIST) -> str:
+    which = "of its legal orders" if orders is None else f"of its {orders} best-estimated orders"
+    return (f"each region takes the fastest simulated {which} "
             f"(within {TIE:.0%}, the one moving fewer bytes); block mode off")
 
 
@@ -116,9 +118,11 @@ def _dependency_order(program: Program, grouping) -> list[tuple[str, ...]]:
     return [rs.ops for rs in execution_order(program, dummy)]
 
 
-def tune(machine, grouping, parallel: bool = False, dense_fixed: bool = False, tie: float = TIE) -> list:
+def tune(machine, grouping, parallel: bool = False, dense_fixed: bool = False, tie: float = TIE,
+         orders: int | None = SHORTLIST) -> list:
     """Run a grouping region by region; each region takes the fastest simulated order among the
-    symbolic shortlist (so a baseline is a sensible schedule, not an arbitrary one); orders
+    symbolic shortlist of `orders` (None: every legal order), so a baseline is a sensible
+    schedule, not an arbitrary one; orders
     within `tie` (a fraction, 1% by default) of the fastest are told apart by their traffic, so
     `tie=math.inf` picks the shortlisted order that moves the fewest bytes."""
     program, binding, hw = machine.program, machine.binding, machine.hw
@@ -128,7 +132,7 @@ def tune(machine, grouping, parallel: bool = False, dense_fixed: bool = False, t
         from simulator.fast import TooLarge
 
         candidates, refused = [], None
-        for order in shortlist(program, binding, region, hw, machine.policy, dense_fixed=dense_fixed):
+        for order in shortlist(program, binding, region, hw, machine.policy, orders, dense_fixed=dense_fixed):
             try:
                 candidates.append(machine.simulate(region_schedule(program, binding, ops, order, hw, parallel)))
             except TooLarge as exc:
@@ -157,7 +161,7 @@ def totals(results) -> dict:
 
 def compare_baselines(program: Program, binding: Binding, hw: Hardware, policy: str = "accumulate",
                       parallel: bool = False, seed: int | None = None, data=None,
-                      dense_fixed: bool = False) -> list[dict]:
+                      dense_fixed: bool = False, orders: int | None = SHORTLIST) -> list[dict]:
     """Simulate every baseline (fast executor, counts only) on the same data; speedups are over
     unfused. Each row carries its schedule (`schedule`, a Schedule) for saving."""
     from simulator.program_data import materialize
@@ -170,7 +174,7 @@ def compare_baselines(program: Program, binding: Binding, hw: Hardware, policy: 
     for b in baselines(program, policy, dense_fixed):
         machine = Machine(program, binding, data, hw, policy, numerics=False)
         try:
-            results = tune(machine, b.grouping, parallel, dense_fixed)
+            results = tune(machine, b.grouping, parallel, dense_fixed, orders=orders)
         except TooLarge as exc:
             rows.append({"name": b.name, "fusion": [list(g) for g in b.grouping], "note": b.note,
                          "orders": None, "flops": None, "bytes": None, "compulsory_bytes": None, "cycles": None,

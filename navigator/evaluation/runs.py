@@ -45,27 +45,30 @@ def _check_exact_size(program, binding, schedule, hardware, policy: str, seed: i
 
 
 def compare_programs_baselines(program, binding, hardware, *, policy: str, settings=("defaults", "parallel"),
-                               seed: int | None, dense_fixed: bool = False
+                               seed: int | None, dense_fixed: bool = False, orders: int | None = None
                                ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
     """The baselines' rows (navigator.evaluation.baselines) under each setting, on the same data,
-    and a description of that data."""
-    from navigator.evaluation.baselines import compare_baselines
+    and a description of that data. `orders`: orders simulated per region (None: the default
+    shortlist; 0: every legal order)."""
+    from navigator.evaluation.baselines import SHORTLIST, compare_baselines
+
+    orders = SHORTLIST if orders is None else (None if orders == 0 else orders)
     from simulator.program_data import describe_inputs, materialize
 
     data = materialize(program, binding, seed)
     rows = {setting: compare_baselines(program, binding, hardware, policy=policy, parallel=setting == "parallel",
-                                       data=data, dense_fixed=dense_fixed)
+                                       data=data, dense_fixed=dense_fixed, orders=orders)
             for setting in settings}
     return rows, describe_inputs(program, binding, data)
 
 
-def backend_settings(hardware, policy: str, settings) -> dict[str, Any]:
+def backend_settings(hardware, policy: str, settings, orders: int | None = None) -> dict[str, Any]:
     """What `compare` ran on: the executor, the policy, every hardware key, how orders were
     chosen, and what each setting does."""
     import dataclasses
 
-    from navigator.evaluation.baselines import describe_setting, order_choice
+    from navigator.evaluation.baselines import SHORTLIST, describe_setting, order_choice
 
     keys = {k: v for k, v in dataclasses.asdict(hardware).items() if k != "source"}
     return {"executor": "fast", "policy": policy, "hardware": {"source": hardware.source, **keys},
-            "orders": order_choice(), "settings": {s: describe_setting(s, hardware) for s in settings}}
+            "orders": order_choice(SHORTLIST if orders is None else (orders or None)), "settings": {s: describe_setting(s, hardware) for s in settings}}

@@ -20,13 +20,13 @@ from simulator.program_data import materialize
 from tests.simulator.helpers import SMALL_DIMS, random_schedule, reference_memory, small
 
 
-def region(name, ops, order, dims, block=False, **hardware):
+def region(name, ops, order, dims, block=False, par=None, **hardware):
     """One region on the reference's inputs, by both executors (which must agree); the fast one's result."""
     program, binding, data = small(name, dims)
     machine = Machine(program, binding, data, replace(load_hardware(), **hardware), "accumulate")
     machine.memory, reference = reference_memory(program, binding, data)
     machine.values.update(reference)
-    rs = RegionSchedule(ops, order, (1,) * len(order), 1, block)
+    rs = RegionSchedule(ops, order, par or (1,) * len(order), 1, block)
     exact, fast = (machine.simulate(rs, executor) for executor in ("exact", "fast"))
     assert exact.traffic.to_dict() == fast.traffic.to_dict()
     return fast, data
@@ -99,13 +99,16 @@ def test_a_column_walk_of_a_row_major_matrix_costs_a_line_per_value():
 def test_gathered_rows_pay_whole_lines_and_latency():
     """SpMM in order i k j: each stored A(i,k) gathers row k of B (J = 8 values, 32 bytes: a whole 64-byte
     line) at an address the coordinate k decides. Without room for B, that is nnz gathers, each paying the
-    latency with one in flight per lane; A itself streams."""
+    latency with one in flight per lane the region forks: one at par 1, four with i forked 4 ways (of the
+    hardware's 16); A itself streams."""
     result, data = region("spmm", ("spmm",), ("i", "k", "j"), {"N": 7, "J": 8}, onchip_buffer_bytes=8)
     nnz = data.arrays["A"].nnz
     hw = load_hardware()
     assert result.traffic.per_tensor["B"]["read"] == nnz * 64
     assert result.traffic.gathers == nnz
-    assert result.traffic.latency_cycles == nnz * hw.dram_latency_cycles / hw.lanes
+    assert result.traffic.latency_cycles == nnz * hw.dram_latency_cycles
+    forked, _ = region("spmm", ("spmm",), ("i", "k", "j"), {"N": 8, "J": 8}, par=(4, 1, 1), onchip_buffer_bytes=8)
+    assert forked.traffic.latency_cycles == forked.traffic.gathers * hw.dram_latency_cycles / 4
     assert result.timing.memory_cycles == result.traffic.bytes / hw.memory_bytes_per_cycle + \
         result.traffic.latency_cycles
     # Kept on chip (a locate buffer), B is read once (224 bytes: 4 lines) and the gathers stay on chip.
