@@ -319,6 +319,7 @@ def region_cost(program: Program, binding: Binding, region: Region, order: tuple
     return RegionCostModel(program, binding, region, hw).cost(order, policy)
 
 
-def schedule_cost(program: Program, binding: Binding, schedule: Schedule, hw: Hardware) -> ScheduleCost:
-    return ScheduleCost([region_cost(program, binding, unify_region(program, rs.ops), rs.order, hw)
+def schedule_cost(program: Program, binding: Binding, schedule: Schedule, hw: Hardware,
+                  policy: str = DEFAULT_POLICY) -> ScheduleCost:
+    return ScheduleCost([region_cost(program, binding, unify_region(program, rs.ops), rs.order, hw, policy)
                          for rs in schedule.regions], hw)

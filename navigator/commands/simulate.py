@@ -22,7 +22,10 @@ def cmd_eval(args) -> int:
 
     program, binding, hardware = load_program_args(args)
     schedule = load_schedule(args.schedule, program)
-    report = simulate_schedule(program, binding, schedule, hardware, where=args.schedule, executor=args.executor,
+    if args.estimate:
+        return _print_estimate(args, program, binding, schedule, hardware)
+    report = simulate_schedule(program, binding, schedule, hardware, where=args.schedule,
+                               executor=args.executor or "fast",
                                policy=args.policy, seed=args.seed, check=not args.no_check,
                                dense_fixed=args.dense_order_fixed)
     if args.dot:
@@ -45,6 +48,25 @@ def cmd_eval(args) -> int:
         print(format_report(report, args.schedule))
     failed = report.check is not None and not report.check.passed
     return 1 if failed else 0
+
+
+def _print_estimate(args, program, binding, schedule, hardware) -> int:
+    from fuseflow.support.errors import UserError
+    from navigator.evaluation.report_text import format_estimate
+    from navigator.evaluation.runs import estimate_schedule
+
+    simulated_only = [flag for flag, given in (("--executor", args.executor), ("--graph", args.graph),
+                                               ("--dot", args.dot), ("--no-check", args.no_check)) if given]
+    if simulated_only:
+        raise UserError(f"--estimate runs no simulation, so {simulated_only[0]} has nothing to act on",
+                        where=simulated_only[0], fix=f"drop {simulated_only[0]}, or drop --estimate to simulate")
+    figures = estimate_schedule(program, binding, schedule, hardware, where=args.schedule, policy=args.policy,
+                                dense_fixed=args.dense_order_fixed)
+    if args.json:
+        print_json({**figures, "schedule": args.schedule})
+    else:
+        print(format_estimate(figures, args.schedule))
+    return 0
 
 
 def cmd_compare(args) -> int:
@@ -88,8 +110,10 @@ def register(subs) -> None:
     ev.add_argument("--program", help="program path or bundled name (default: the session's program)")
     add_program_options(ev, program_positional=False)
     _add_sim_options(ev)
-    ev.add_argument("--executor", choices=("fast", "exact"), default="fast",
-                    help="fast: vectorized counts (any size); exact: token by token (small inputs)")
+    ev.add_argument("--executor", choices=("fast", "exact"), default=None,
+                    help="fast (default): vectorized counts (any size); exact: token by token (small inputs)")
+    ev.add_argument("--estimate", action="store_true",
+                    help="print the cost model's figures for the schedule instead of simulating it")
     ev.add_argument("--no-check", action="store_true", help="skip the comparison with the numpy reference")
     ev.add_argument("--graph", action="store_true", help="also print each region's dataflow graph")
     ev.add_argument("--dot", metavar="FILE", help="write the dataflow graph as Graphviz DOT (FILE.N per region)")

@@ -38,6 +38,27 @@ _STALL_TERMS = {"stepped": "; queue stall x{stall:.3f} (pipeline stepped)",
                 "bound": "; queue stall not stepped (too many tokens: the cycles are a lower bound)"}
 
 
+def format_estimate(d: dict, schedule_name: str = "") -> str:
+    """`eval --estimate`'s text: the cost model's figures in the simulated report's layout."""
+    lines = [f"program {d['program']}{(' schedule ' + schedule_name) if schedule_name else ''}: estimated by the "
+             f"cost model, not simulated (policy {d['policy']}, hardware {d['hardware']}; drop --estimate to "
+             "simulate)",
+             f"  data: {d['data']}",
+             f"  FLOPs {_si(d['flops'])}  bytes {_si(d['bytes'])} estimated  intensity {d['intensity']:.3g} ops/byte "
+             f"(ridge {d['ridge_intensity']:.3g})",
+             f"  {ScheduleBound(d['roofline'], d['roofline_share']).describe('estimated cycles')}",
+             f"  est. cycles {_si(d['cycles'])}: the sum of the {len(d['regions'])} regions' roofline terms "
+             "(par factors, stream shapes and block mode not modelled yet)"]
+    for r in d["regions"]:
+        par = " ".join(map(str, r["par_factors"]))
+        lines.append(f"  [{' '.join(r['ops'])}] order {r['order']} par {par}: {r['roofline']}, est. cycles "
+                     f"{_si(r['cycles'])} = the larger of memory {_si(r['memory_cycles'])} and arithmetic "
+                     f"{_si(r['arithmetic_cycles'])}")
+        lines.append(f"    FLOPs {_si(r['flops'])}, bytes read {_si(r['bytes_read'])}, "
+                     f"written {_si(r['bytes_written'])} (estimated)")
+    return "\n".join(lines)
+
+
 def format_report(report, schedule_name: str = "") -> str:
     d = report.to_dict()
     hw = report.hardware

@@ -17,8 +17,17 @@ def simulate_schedule(program, binding, schedule, hardware, *, where: str, execu
                       dense_fixed: bool = False):
     """simulator.evaluate.Report of a schedule read from `where`, after its legality (the first
     problem, with a count of the others) and, for the exact executor, its size are checked."""
-    from fuseflow.schedule import schedule_problems
     from simulator.evaluate import evaluate
+
+    check_legal(program, binding, schedule, where, dense_fixed)
+    if executor == "exact":
+        _check_exact_size(program, binding, schedule, hardware, policy, seed)
+    return evaluate(program, binding, schedule, hardware, executor=executor, policy=policy, seed=seed, check=check)
+
+
+def check_legal(program, binding, schedule, where: str, dense_fixed: bool = False) -> None:
+    """ScheduleError naming the schedule's first problem (with a count of the others)."""
+    from fuseflow.schedule import schedule_problems
 
     problems = schedule_problems(program, binding, schedule, dense_fixed=dense_fixed)
     if problems:
@@ -26,9 +35,33 @@ def simulate_schedule(program, binding, schedule, hardware, *, where: str, execu
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise ScheduleError(first.message + more, field=first.field, rule=first.rule, where=where,
                             fix="`navigator validate` lists every problem; docs/schedule-json.md has the rules")
-    if executor == "exact":
-        _check_exact_size(program, binding, schedule, hardware, policy, seed)
-    return evaluate(program, binding, schedule, hardware, executor=executor, policy=policy, seed=seed, check=check)
+
+
+def estimate_schedule(program, binding, schedule, hardware, *, where: str, policy: str = "accumulate",
+                      dense_fixed: bool = False) -> dict[str, Any]:
+    """The cost model's figures for a legal schedule read from `where`, in the simulated
+    report's form (`"kind": "estimated"`): what `check` and the cost hints compute for it."""
+    from fuseflow.cost.estimate import schedule_cost
+
+    check_legal(program, binding, schedule, where, dense_fixed)
+    cost = schedule_cost(program, binding, schedule, hardware, policy)
+    bound = cost.bound
+    regions = []
+    for rs, r in zip(schedule.regions, cost.regions):
+        memory, arithmetic = cost.region_terms(r)
+        term = "memory" if memory > arithmetic else "arithmetic"
+        regions.append({"ops": list(r.ops), "order": " ".join(r.order), "par_factors": list(rs.par_factors),
+                        "stream_shape": rs.stream_shape, "block_sparse": rs.block_sparse, "flops": r.flops,
+                        "bytes_read": r.bytes_read, "bytes_written": r.bytes_written,
+                        "cycles": cost.region_cycles(r), "bound": term, "bottleneck": term,
+                        "memory_cycles": memory, "arithmetic_cycles": arithmetic,
+                        "roofline": cost.region_roofline(r),
+                        "recompute": {c.op: c.recompute for c in r.op_costs}})
+    return {"kind": "estimated", "program": program.name, "data": binding.data_source, "policy": policy,
+            "hardware": hardware.source, "flops": cost.flops, "bytes": cost.bytes, "intensity": cost.intensity,
+            "ridge_intensity": hardware.ridge_intensity, "roofline": bound.roofline,
+            "roofline_share": bound.share, "cycles": cost.roofline_cycles,
+            "seconds": cost.roofline_cycles / (hardware.clock_ghz * 1e9), "regions": regions}
 
 
 def _check_exact_size(program, binding, schedule, hardware, policy: str, seed: int | None) -> None:

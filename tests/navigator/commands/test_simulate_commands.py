@@ -210,3 +210,50 @@ def test_check_names_the_bound_vertex_count_not_the_presets(capsys):
     assert "scaled to N=64 vertices" in data_line and data_line.index("N=64") < data_line.index("2708")
     code, out, _ = _run(capsys, "check", "spmm")
     assert "data: preset cora (synthetic, 2708 vertices, 10556 edges)" in out
+
+
+def test_eval_estimate_is_what_check_and_the_hints_say(capsys, gcn_schedule):
+    """`eval --estimate` on the default schedule: the figures `check` prints for it, and the hint
+    a complete schedule gets, in the simulated report's form."""
+    from fuseflow.cost.estimate import schedule_cost
+    from fuseflow.cost.hardware import load_hardware
+    from fuseflow.cost.hints import estimate_hint
+    from fuseflow.program.binding import bind
+
+    code, out, err = _run(capsys, "eval", gcn_schedule, "--program", "gcn", *SMALL_GCN, "--estimate", "--json")
+    assert code == 0, err
+    estimate = json.loads(out)
+    code, out, _ = _run(capsys, "check", "gcn", *SMALL_GCN, "--json")
+    checked = json.loads(out)["default_schedule"]
+    assert estimate["kind"] == "estimated"
+    assert (estimate["cycles"], estimate["flops"], estimate["bytes"], estimate["roofline"]) == \
+        (checked["roofline_cycles"], checked["flops"], checked["bytes"], checked["roofline"])
+    assert [(r["ops"], r["order"], r["cycles"], r["roofline"]) for r in estimate["regions"]] == \
+        [(r["ops"], r["order"], r["roofline_cycles"], r["roofline"]) for r in checked["regions"]]
+    program = resolve_program("gcn")
+    binding = bind(program, dims={"N": 12, "F": 4, "H": 2, "C": 2})
+    hint = estimate_hint(schedule_cost(program, binding, default_schedule(program), load_hardware()))
+    assert (hint.cycles, hint.flops, hint.bytes) == (estimate["cycles"], estimate["flops"], estimate["bytes"])
+    for region in estimate["regions"]:
+        assert region["bottleneck"] in ("memory", "arithmetic")
+        assert region["cycles"] == max(region["memory_cycles"], region["arithmetic_cycles"])
+    code, out, _ = _run(capsys, "eval", gcn_schedule, "--program", "gcn", *SMALL_GCN, "--estimate")
+    assert "estimated by the cost model, not simulated" in out and "est. cycles" in out and "[aggregate1]" in out
+
+
+@pytest.mark.parametrize("flag", [["--executor", "exact"], ["--executor", "fast"], ["--graph"], ["--dot", "g.dot"],
+                                  ["--no-check"]])
+def test_eval_estimate_refuses_the_simulators_options(capsys, gcn_schedule, flag):
+    code, out, err = _run(capsys, "eval", gcn_schedule, "--program", "gcn", *SMALL_GCN, "--estimate", *flag)
+    assert code == 2 and out == ""
+    line, = err.strip().splitlines()
+    assert f"--estimate runs no simulation, so {flag[0]}" in line and "drop --estimate to simulate" in line
+
+
+def test_eval_estimate_refuses_an_illegal_schedule(capsys, tmp_path):
+    program = resolve_program("gcn")
+    bad = Schedule((RegionSchedule(("aggregate1",), ("k", "i", "f"), (1, 1, 1)),) + default_schedule(program).regions[1:])
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(schedule_to_json(program, bad)))
+    code, out, err = _run(capsys, "eval", path, "--program", "gcn", *SMALL_GCN, "--estimate")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "bad.json" in err
