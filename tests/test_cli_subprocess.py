@@ -56,4 +56,4 @@ def test_programs_facts_and_compare_end_to_end(tmp_path):
                    cwd=tmp_path)
     assert compared.returncode == 0, compared.stderr
     names = [b["name"] for b in json.loads(compared.stdout)["settings"]["defaults"]["baselines"]]
-    assert names == ["unfused", "per_layer", "fully_fused"]
+    assert names == ["unfused", "unfused_default_orders", "per_layer", "fully_fused"]

@@ -2,7 +2,7 @@
 
 The sketch is completed the way the strategies score a partial one (open holes at their
 defaults), simulated through navigator.evaluation, and compared with the program's unfused
-default schedule.
+default schedule (`compare`'s `unfused_default_orders`, navigator.evaluation.baselines).
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ class Evaluation:
     check: str
     regions: list[tuple[str, float]] = field(default_factory=list)   # (ops, cycles)
     unfused_cycles: float | None = None
+    #: what unfused_cycles simulated: compare's baseline of that name (the compiler's default schedule)
+    baseline: str = "unfused_default_orders"
 
     @property
     def speedup(self) -> float | None:

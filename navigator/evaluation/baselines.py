@@ -1,6 +1,8 @@
-"""The three reference schedules `navigator compare` puts side by side.
+"""The reference schedules `navigator compare` puts side by side.
 
-* unfused: every op in its own region.
+* unfused_default_orders: every op in its own region, in its default order: the compiler's
+  default schedule (what the TUI's Evaluation panel compares with).
+* unfused: every op in its own region, orders tuned as below; the speedups are over it.
 * per_layer: each layer (from one op reading a sparse operand to the next) in the fewest
   legal regions that run without recomputation (fuseflow.analysis.fusion_shortcuts.per_layer_grouping).
 * fully_fused: all ops in one region; when that is illegal, the legal grouping with the
@@ -27,7 +29,7 @@ from fuseflow.analysis.fusion_shortcuts import largest_fusion, per_layer_groupin
 from fuseflow.cost.hardware import Hardware
 from fuseflow.program.ir import Program, Region
 from fuseflow.analysis.unification import unify_region
-from fuseflow.analysis.orders import OrderSpace
+from fuseflow.analysis.orders import OrderSpace, default_order
 from fuseflow.schedule import RegionSchedule, Schedule, allowed_stream_shapes, levels
 
 ORDER_LIMIT = 20000     # orders scored per region (the first ones in enumeration order)
@@ -37,12 +39,17 @@ SHORTLIST = 6           # orders per region that are simulated
 TIE = 0.01              # cycles within this fraction of the fastest count as a tie
 
 
+#: the baseline of the compiler's default schedule, by the name every screen gives it
+#: (navigator.actions.evaluate_sketch.Evaluation.baseline, tests/navigator/commands/test_simulate_commands.py)
+DEFAULT_ORDERS = "unfused_default_orders"
+
+
 @dataclass
 class Baseline:
     name: str
     grouping: tuple[tuple[str, ...], ...]
     note: str
-
+    tuned: bool = True     # False: each region in its default order
 
 def shortlist(program: Program, binding: Binding, region: Region, hw: Hardware, policy: str,
               keep: int | None = SHORTLIST, dense_fixed: bool = False) -> list[tuple[str, ...]]:
@@ -96,7 +103,10 @@ def order_choice(orders: int | None = SHORTLIST) -> str:
 
 
 def baselines(program: Program, policy: str = "accumulate", dense_fixed: bool = False) -> list[Baseline]:
-    out = [Baseline("unfused", unfused(program), "every op in its own region")]
+    out = [Baseline("unfused", unfused(program), "every op in its own region, orders tuned"),
+           Baseline(DEFAULT_ORDERS, unfused(program),
+                    "every op in its own region, in its default order: the compiler's default schedule "
+                    "(the TUI's Evaluation panel compares with it)", tuned=False)]
     out.append(Baseline("per_layer", per_layer_grouping(program, policy, dense_fixed),
                         "a layer starts at each op reading a sparse operand; each layer in the fewest legal "
                         "regions that run without recomputation"))
@@ -119,12 +129,13 @@ def _dependency_order(program: Program, grouping) -> list[tuple[str, ...]]:
 
 
 def tune(machine, grouping, parallel: bool = False, dense_fixed: bool = False, tie: float = TIE,
-         orders: int | None = SHORTLIST) -> list:
+         orders: int | None = SHORTLIST, tuned: bool = True) -> list:
     """Run a grouping region by region; each region takes the fastest simulated order among the
     symbolic shortlist of `orders` (None: every legal order), so a baseline is a sensible
     schedule, not an arbitrary one; orders
     within `tie` (a fraction, 1% by default) of the fastest are told apart by their traffic, so
-    `tie=math.inf` picks the shortlisted order that moves the fewest bytes."""
+    `tie=math.inf` picks the shortlisted order that moves the fewest bytes. `tuned=False`: each
+    region in its default order."""
     program, binding, hw = machine.program, machine.binding, machine.hw
     results = []
     for ops in _dependency_order(program, grouping):
@@ -132,7 +143,9 @@ def tune(machine, grouping, parallel: bool = False, dense_fixed: bool = False, t
         from simulator.fast import TooLarge
 
         candidates, refused = [], None
-        for order in shortlist(program, binding, region, hw, machine.policy, orders, dense_fixed=dense_fixed):
+        choices = shortlist(program, binding, region, hw, machine.policy, orders, dense_fixed=dense_fixed) \
+            if tuned else [default_order(region)]
+        for order in choices:
             try:
                 candidates.append(machine.simulate(region_schedule(program, binding, ops, order, hw, parallel)))
             except TooLarge as exc:
@@ -174,7 +187,7 @@ def compare_baselines(program: Program, binding: Binding, hw: Hardware, policy: 
     for b in baselines(program, policy, dense_fixed):
         machine = Machine(program, binding, data, hw, policy, numerics=False)
         try:
-            results = tune(machine, b.grouping, parallel, dense_fixed, orders=orders)
+            results = tune(machine, b.grouping, parallel, dense_fixed, orders=orders, tuned=b.tuned)
         except TooLarge as exc:
             rows.append({"name": b.name, "fusion": [list(g) for g in b.grouping], "note": b.note,
                          "orders": None, "flops": None, "bytes": None, "compulsory_bytes": None, "cycles": None,

@@ -132,18 +132,19 @@ def format_comparison(by_setting: dict[str, list[dict]], program: str, backend: 
     lines += describe_backend(backend)
     settings = list(by_setting)
     names = [row["name"] for row in next(iter(by_setting.values()))]
+    width = max(12, *(len(n) for n in names))
     rows = {s: {row["name"]: row for row in by_setting[s]} for s in settings}
-    lines.append(f"  {'':<12} {'':>7}  " + " ".join(f"{'── ' + s + ' ──':^{_CELL}}" for s in settings).rstrip())
-    lines.append(f"  {'baseline':<12} {'regions':>7}  "
+    lines.append(f"  {'':<{width}} {'':>7}  " + " ".join(f"{'── ' + s + ' ──':^{_CELL}}" for s in settings).rstrip())
+    lines.append(f"  {'baseline':<{width}} {'regions':>7}  "
                  + " ".join(f"{'cycles':>11} {'speedup':>8} {'bound':<13}" for _ in settings).rstrip())
     first = rows[settings[0]]
     for name in names:
         cells = " ".join(_setting_cells(rows[s].get(name), "cycles") for s in settings)
-        lines.append(f"  {name:<12} {len(first[name]['fusion']):>7}  {cells}".rstrip())
-    lines.append(f"  {'':<12} {'':>7}  " + " ".join(f"{'FLOPs':>11} {'bytes':>11}{'':<11}" for _ in settings).rstrip())
+        lines.append(f"  {name:<{width}} {len(first[name]['fusion']):>7}  {cells}".rstrip())
+    lines.append(f"  {'':<{width}} {'':>7}  " + " ".join(f"{'FLOPs':>11} {'bytes':>11}{'':<11}" for _ in settings).rstrip())
     for name in names:
         cells = " ".join(_setting_cells(rows[s].get(name), "work") for s in settings)
-        lines.append(f"  {name:<12} {'':>7}  {cells}".rstrip())
+        lines.append(f"  {name:<{width}} {'':>7}  {cells}".rstrip())
     for name in names:
         row = first[name]
         groups = " | ".join(" ".join(g) for g in row["fusion"])

@@ -34,7 +34,7 @@ class EvaluationPane(Static):
 
     def show_result(self, result: "Evaluation") -> None:
         lines = [f"{result.cycles:,.0f} cycles"
-                 + (f" · {result.speedup:.2f}x over unfused defaults ({result.unfused_cycles:,.0f})"
+                 + (f" · {result.speedup:.2f}x over {result.baseline} ({result.unfused_cycles:,.0f})"
                     if result.speedup else "")
                  + (f" · {result.completed_with_defaults} open hole(s) at their defaults"
                     if result.completed_with_defaults else ""),

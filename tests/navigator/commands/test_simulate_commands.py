@@ -78,11 +78,11 @@ def test_compare_json_lists_the_baselines_under_both_settings(capsys):
     assert list(data["settings"]) == ["defaults", "parallel"]
     for setting in data["settings"].values():
         names = [b["name"] for b in setting["baselines"]]
-        assert names == ["unfused", "per_layer", "fully_fused"]
+        assert names == ["unfused", "unfused_default_orders", "per_layer", "fully_fused"]
         for b in setting["baselines"]:
             assert {"name", "flops", "bytes", "cycles", "speedup"} <= set(b)
         assert setting["baselines"][0]["speedup"] == 1.0
-        assert setting["baselines"][1]["fusion"] == [["aggregate1", "transform1", "activate1"],
+        assert setting["baselines"][2]["fusion"] == [["aggregate1", "transform1", "activate1"],
                                                     ["aggregate2", "transform2", "bias2"]]
     defaults, parallel = (data["settings"][s]["baselines"] for s in ("defaults", "parallel"))
     # lanes and vectors make every baseline faster on the same data, and FLOPs do not change
@@ -118,7 +118,8 @@ def test_compare_explains_an_illegal_full_fusion(capsys, tmp_path):
     saved = sorted(p.name for p in tmp_path.iterdir())
     assert saved == ["block_attention_fully_fused.json", "block_attention_fully_fused_parallel.json",
                      "block_attention_per_layer.json", "block_attention_per_layer_parallel.json",
-                     "block_attention_unfused.json", "block_attention_unfused_parallel.json"]
+                     "block_attention_unfused.json", "block_attention_unfused_default_orders.json",
+                     "block_attention_unfused_default_orders_parallel.json", "block_attention_unfused_parallel.json"]
     assert main(["eval", str(tmp_path / "block_attention_per_layer.json"), "--program", "block_attention",
                  "--dim", "L=32", "--dim", "Dk=4"]) == 0
 
@@ -257,3 +258,26 @@ def test_eval_estimate_refuses_an_illegal_schedule(capsys, tmp_path):
     path.write_text(json.dumps(schedule_to_json(program, bad)))
     code, out, err = _run(capsys, "eval", path, "--program", "gcn", *SMALL_GCN, "--estimate")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "bad.json" in err
+
+
+def test_compare_names_the_tuis_baseline_and_it_is_the_default_schedule(capsys):
+    """`unfused_default_orders` is the compiler's default schedule, the one the TUI's Evaluation
+    panel compares with (navigator.actions.evaluate_sketch), under the same name."""
+    from fuseflow.cost.hardware import load_hardware
+    from fuseflow.program.binding import bind
+    from navigator.actions.evaluate_sketch import Evaluation
+    from navigator.evaluation.baselines import DEFAULT_ORDERS, compare_baselines
+    from simulator.evaluate import run_schedule
+    from simulator.program_data import materialize
+
+    program = resolve_program("gcn")
+    binding = bind(program, dims={"N": 12, "F": 4, "H": 2, "C": 2})
+    data = materialize(program, binding)
+    rows = {r["name"]: r for r in compare_baselines(program, binding, load_hardware(), data=data)}
+    assert rows[DEFAULT_ORDERS]["schedule"] == default_schedule(program)
+    results, _ = run_schedule(program, binding, default_schedule(program), "fast", "accumulate", data, load_hardware(),
+                              numerics=False)
+    assert rows[DEFAULT_ORDERS]["cycles"] == sum(r.timing.cycles for r in results)
+    assert Evaluation.__dataclass_fields__["baseline"].default == DEFAULT_ORDERS
+    code, out, _ = _run(capsys, "compare", "gcn", *SMALL_GCN)
+    assert code == 0 and f"  {DEFAULT_ORDERS}: " in out and "orders tuned" in out
