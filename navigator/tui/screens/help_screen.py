@@ -10,9 +10,22 @@ from navigator.tui.keys import KEYS
 from navigator.tui.screens.dialog import Dialog
 
 
+#: what the figures on the screens mean, in the words the screens use
+FIGURES = (
+    ("est.", "the cost model's estimate, no simulation: a menu option's is the best completion's "
+             "(~; \"(bound)\" when it bounds several)"),
+    ("sim.", "the simulator's figures: the Evaluation panel's cycles (v), as `navigator eval` prints them"),
+    ("completions", "how many valid complete schedules remain beneath an option"),
+    ("unfused_default_orders", "the panel's speedup is over it: each op alone in its default order, "
+                               "as `navigator compare` names it (its `unfused` tunes the orders)"),
+)
+
+
 class HelpScreen(Dialog):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("[b]Navigator: keys[/b]  (also in the command palette, ctrl+p)")
             yield Static("\n".join(f"[b]{key:>6}[/b]  {text}" for key, _, text in KEYS))
+            yield Label("[b]Figures[/b]")
+            yield Static("\n".join(f"[b]{name}[/b]  {text}" for name, text in FIGURES), markup=True)
             yield Label("escape closes")

@@ -156,6 +156,9 @@ def test_errors_are_notifications_not_crashes(here, llm_server):  # noqa: F811
             await press(pilot, "u")                          # nothing to undo
             await press(pilot, "question_mark")
             assert isinstance(app.screen, HelpScreen)
+            shown = " ".join(str(w.render()) for w in app.screen.query("Static"))
+            for word in ("est.", "sim.", "completions", "unfused_default_orders"):
+                assert word in shown
             await press(pilot, "escape")
             await press(pilot, "slash", "z", "z", "z")       # a filter that matches nothing
             assert app.query_one("#menu").row_count == 0
