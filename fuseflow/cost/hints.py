@@ -34,6 +34,7 @@ from fuseflow.program.ir import Program
 from fuseflow.analysis.unification import unify_region
 from fuseflow.analysis.orders import OrderSpace
 from fuseflow.schedule import default_schedule
+from fuseflow.support.numbers import figure
 
 #: Orders costed per region (about 10 µs each); a region with more gets a bound. The bundled
 #: programs' largest region (graphsage's 8-variable one) has 6,720.
@@ -72,12 +73,8 @@ ZERO = CostHint(0.0, 0.0, 0.0, True)
 
 
 def _short(value: float) -> str:
-    """Three significant digits, exponent without `+` or leading zeros: 1.23e5, 0.5, 12."""
-    text = f"{value:.3g}"
-    if "e" in text:
-        mantissa, exponent = text.split("e")
-        text = f"{mantissa}e{int(exponent)}"
-    return text
+    """The one number format (fuseflow.support.numbers): 2,547,354, 0.5, 1.23e12."""
+    return figure(value)
 
 
 def best_of(hints: Iterable[CostHint]) -> CostHint | None:

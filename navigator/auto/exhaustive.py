@@ -12,6 +12,7 @@ from navigator.auto.base import Plan, PlannedStep, Scope, StrategyContext, Strat
 from navigator.auto.scope import ScopeWalk, candidate_options, complete_for_scoring
 from navigator.auto.scoring import CostModelScorer, Score, require_space
 from navigator.synth import Count
+from fuseflow.support.numbers import figure
 
 DEFAULT_LIMIT = 10_000
 _SCOPE_WORDS = {Scope.HOLE: "at ", Scope.SUBTREE: "under ", Scope.ALL: "of every open hole from "}
@@ -46,7 +47,7 @@ class ExhaustiveStrategy:
                                 fix="undo the step that blocked it (navigator undo)")
         count = scope_count(context, hole, scope)
         if count.value is None or count.value > self.limit:
-            what = "unbounded" if count.value is None else f"{count.value:,}"
+            what = "unbounded" if count.value is None else figure(count.value)
             raise StrategyError(f"exhaustive would evaluate {what} completions {_SCOPE_WORDS[scope]}?{hole}, "
                                 f"more than --limit {self.limit:,}", where="--auto exhaustive",
                                 fix="fill some holes first, narrow the scope (no --all / --subtree), raise "
@@ -83,5 +84,5 @@ class ExhaustiveStrategy:
         if runner_up is not None:
             compared.update(runner_up_cycles=runner_up[0], runner_up_bytes=runner_up[1])
         return Plan(steps, f"cheapest of {scorer.evaluations:,} completions by the cost model "
-                           f"({best[0]:,.0f} cycles, {best[1]:,.0f} bytes)",
+                           f"({figure(best[0])} cycles, {figure(best[1])} bytes)",
                     cost_model_evaluations=scorer.evaluations, compared=compared)

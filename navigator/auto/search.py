@@ -24,6 +24,7 @@ from navigator.auto.decisions import Candidate, Decision, Met, changed, realize,
 from navigator.auto.scope import ScopeWalk, complete_for_scoring
 from navigator.auto.scoring import CostModelScorer, Score, require_space
 from navigator.auto.simulation import Simulated, SimulatorEvaluator
+from fuseflow.support.numbers import figure
 
 if TYPE_CHECKING:
     from navigator.synth import HoleMenu, MenuOption, Sketch
@@ -280,6 +281,6 @@ def search_plan(search: Search, tuning: Tuning, evaluator: SimulatorEvaluator, r
         figures["failed_simulations"] = evaluator.failures
     if evaluator.checks:
         figures["choice_checked"] = True
-    return Plan(tuning.best.steps, f"{rationale}; best simulated {tuning.simulated.cycles:,.0f} cycles",
+    return Plan(tuning.best.steps, f"{rationale}; best simulated {figure(tuning.simulated.cycles)} cycles",
                 cost_model_evaluations=search.scorer.evaluations,
                 simulator_evaluations=evaluator.evaluations, compared=figures)

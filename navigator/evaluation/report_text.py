@@ -9,10 +9,11 @@ written as the sum they are, and its bound names the term that set them (docs/si
 from __future__ import annotations
 
 from fuseflow.cost.bounds import ScheduleBound
+from fuseflow.support.numbers import figure
 
 
 def _si(x: float) -> str:
-    return f"{x:.4g}"
+    return figure(x)
 
 
 #: what each region bound means, for the breakdown line
@@ -44,8 +45,8 @@ def format_estimate(d: dict, schedule_name: str = "") -> str:
              f"cost model, not simulated (policy {d['policy']}, hardware {d['hardware']}; drop --estimate to "
              "simulate)",
              f"  data: {d['data']}",
-             f"  FLOPs {_si(d['flops'])}  bytes {_si(d['bytes'])} estimated  intensity {d['intensity']:.3g} ops/byte "
-             f"(ridge {d['ridge_intensity']:.3g})",
+             f"  FLOPs {_si(d['flops'])}  bytes {_si(d['bytes'])} estimated  intensity {_si(d['intensity'])} ops/byte "
+             f"(ridge {_si(d['ridge_intensity'])})",
              f"  {ScheduleBound(d['roofline'], d['roofline_share']).describe('estimated cycles')}",
              f"  est. cycles {_si(d['cycles'])}: the sum of the {len(d['regions'])} regions' roofline terms "
              "(par factors, stream shapes and block mode not modelled yet)"]
@@ -66,9 +67,9 @@ def format_report(report, schedule_name: str = "") -> str:
              f"({d['executor']} executor, policy {d['policy']}, hardware {d['hardware']})",
              f"  data: {d['data']}",
              f"  FLOPs {_si(d['flops'])}  bytes {_si(d['bytes'])} simulated (compulsory {_si(d['compulsory_bytes'])})"
-             f"  intensity {d['intensity']:.3g} ops/byte (ridge {hw.ridge_intensity:.3g})",
+             f"  intensity {_si(d['intensity'])} ops/byte (ridge {_si(hw.ridge_intensity)})",
              f"  {ScheduleBound(d['roofline'], d['roofline_share']).describe()}",
-             f"  cycles {_si(d['cycles'])}: the sum of the {len(d['regions'])} regions', which run one after another "
+             f"  sim. cycles {_si(d['cycles'])}: the sum of the {len(d['regions'])} regions', which run one after another "
              f"({d['seconds'] * 1e3:.4g} ms at {hw.clock_ghz:g} GHz)"]
     for r in d["regions"]:
         par = " ".join(map(str, r["par_factors"]))
@@ -118,8 +119,8 @@ def _setting_cells(row: dict | None, figures: str) -> str:
         return f"{reason[:_CELL - 2]:<{_CELL}}"
     if figures == "cycles":
         speedup = f"{row['speedup']:.2f}x" if row["speedup"] is not None else "n/a"
-        return f"{row['cycles']:>11.4g} {speedup:>8} {row['roofline']:<13}"
-    return f"{row['flops']:>11.4g} {row['bytes']:>11.4g}{'':<11}"
+        return f"{figure(row['cycles']):>11} {speedup:>8} {row['roofline']:<13}"
+    return f"{figure(row['flops']):>11} {figure(row['bytes']):>11}{'':<11}"
 
 
 def format_comparison(by_setting: dict[str, list[dict]], program: str, backend: dict, data: str = "") -> str:

@@ -13,6 +13,7 @@ from fuseflow.program.ir import Program
 from fuseflow.analysis.unification import unify_region
 from fuseflow.analysis.orders import OrderSpace, default_order
 from fuseflow.schedule import default_schedule
+from fuseflow.support.numbers import figure
 
 
 def program_summary(program: Program, binding: Binding, hw: Hardware, dense_fixed: bool = False) -> dict:
@@ -69,14 +70,14 @@ def format_summary(summary: dict) -> str:
     d = summary["default_schedule"]
     lines.append(f"default schedule ({_regions(len(d['regions']))}, hardware: {summary['hardware']}), estimated by the "
                  "cost model, not simulated (`navigator eval` simulates):")
-    lines.append(f"  FLOPs {d['flops']:.4g}  bytes {d['bytes']:.4g} estimated  intensity {d['intensity']:.3g} ops/byte "
-                 f"(ridge {d['ridge_intensity']:.3g})")
+    lines.append(f"  FLOPs {figure(d['flops'])}  bytes {figure(d['bytes'])} estimated  intensity {figure(d['intensity'])} ops/byte "
+                 f"(ridge {figure(d['ridge_intensity'])})")
     bound = ScheduleBound(d["roofline"], d["roofline_share"]).describe("estimated cycles")
-    lines.append(f"  {bound}; ~{d['roofline_cycles']:.4g} cycles (roofline estimate: the sum of the regions')")
+    lines.append(f"  {bound}; ~{figure(d['roofline_cycles'])} cycles (roofline estimate: the sum of the regions')")
     for r in d["regions"]:
-        lines.append(f"  [{' '.join(r['ops'])}] order {r['order']}: FLOPs {r['flops']:.4g}, "
-                     f"bytes read {r['bytes_read']:.4g}, written {r['bytes_written']:.4g} (estimated); "
-                     f"{r['roofline']}, ~{r['roofline_cycles']:.4g} cycles")
+        lines.append(f"  [{' '.join(r['ops'])}] order {r['order']}: FLOPs {figure(r['flops'])}, "
+                     f"bytes read {figure(r['bytes_read'])}, written {figure(r['bytes_written'])} (estimated); "
+                     f"{r['roofline']}, ~{figure(r['roofline_cycles'])} cycles")
     return "\n".join(lines)
 
 

@@ -22,23 +22,18 @@ if TYPE_CHECKING:
 
 
 def figure(value: float) -> str:
-    """Three significant digits, exponent without `+` or leading zeros (1.23e5, 0.5, 12): the
-    cost hints' format (fuseflow.cost.hints), so figures read alike across the prompt."""
-    from fuseflow.cost.hints import _short
+    """The one number format (fuseflow.support.numbers), so figures read alike across the
+    prompt and every screen."""
+    from fuseflow.support.numbers import figure as one_format
 
-    return _short(float(value))
+    return one_format(value)
 
 
 def count_text(value: int) -> str:
-    """A whole number with thousands separators up to a million, in `figure` form beyond
-    (through Decimal: counts of completions can exceed any float)."""
-    from decimal import Decimal
+    """A count in the one number format (fuseflow.support.numbers), any size."""
+    from fuseflow.support.numbers import figure as one_format
 
-    if abs(value) < 1_000_000:
-        return f"{value:,}"
-    mantissa, exponent = format(Decimal(value), ".3g").split("e")
-    mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
-    return f"{mantissa}e{int(exponent)}"
+    return one_format(value)
 
 
 @dataclass(frozen=True)

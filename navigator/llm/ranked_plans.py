@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from fuseflow.support.errors import UserError
+from fuseflow.support.numbers import figure
 
 if TYPE_CHECKING:
     from navigator.llm.strategy import Ranked
@@ -14,12 +15,12 @@ def format_ranked(ranked: list["Ranked"], top: int) -> str:
     """The `top` best plans: figures, the ids the model chose, and its rationale."""
     lines = [f"The model's {min(top, len(ranked))} best plans (of {len(ranked)} ranked):"]
     for number, entry in enumerate(ranked[:top], start=1):
-        simulated = f"simulated {entry.simulated:,.0f} cycles, " if entry.simulated is not None else ""
+        simulated = f"simulated {figure(entry.simulated)} cycles, " if entry.simulated is not None else ""
         ids = ", ".join(i for p in entry.branch.proposals for i in p.ids) or "none (the rules' plan)"
         intensity = next((p.estimated_intensity for p in entry.branch.proposals
                           if p.estimated_intensity is not None), None)
         guess = f"; the model expects intensity {intensity:.3g}" if intensity is not None else ""
-        lines.append(f"  {number}. {simulated}estimated {entry.cost[0]:,.0f} cycles, {entry.cost[1]:,.0f} bytes"
+        lines.append(f"  {number}. {simulated}estimated {figure(entry.cost[0])} cycles, {figure(entry.cost[1])} bytes"
                      f"{guess}")
         lines.append(f"     chose {ids} ({entry.branch.by_model} of {len(entry.steps)} steps)")
         lines.append(f"     {entry.rationale}")

@@ -36,6 +36,7 @@ from navigator.auto.decisions import Candidate, realize
 from navigator.auto.scope import ScopeWalk
 from navigator.llm.answer import SCHEMA_NAME, AnswerError, Proposal, parse_answer, validate
 from navigator.llm.answer_budget import question_schema
+from fuseflow.support.numbers import figure
 
 if TYPE_CHECKING:
     from navigator.auto.search import Search
@@ -377,12 +378,12 @@ class LLMStrategy:
         else:
             others = [r for r in ranked if r.branch.by_model]
             said = (f"the rules' plan: the model's {len(others)} plan(s) were slower"
-                    + (f" (its best: {others[0].simulated:,.0f} cycles simulated)"
+                    + (f" (its best: {figure(others[0].simulated)} cycles simulated)"
                        if others and others[0].simulated is not None else ""))
         how = ((f"; {best.branch.by_model} of {len(best.steps)} steps chosen by the model, the rest by the rules"
                 if best.branch.by_model else "")
-               + (f"; simulated {best.simulated:,.0f} cycles" if best.simulated is not None
-                  else f"; estimated {best.cost[0]:,.0f} cycles"))
+               + (f"; simulated {figure(best.simulated)} cycles" if best.simulated is not None
+                  else f"; estimated {figure(best.cost[0])} cycles"))
         return Plan(best.steps, said + how, cost_model_evaluations=search.scorer.evaluations + tally.valid,
                     simulator_evaluations=tally.simulations, compared=figures)
 
@@ -473,7 +474,7 @@ class LLMStrategy:
         for number, branch in enumerate(beam, start=1):
             cycles, bytes_, _ = search.hint_key(branch.walk.sketch)
             chosen = ", ".join(i for p in branch.proposals for i in p.ids) or "nothing chosen yet"
-            lines.append(f"{number}. {chosen}: best ~{cycles:.3g} cycles, {bytes_:.3g} bytes")
+            lines.append(f"{number}. {chosen}: best ~{figure(cycles)} cycles, {figure(bytes_)} bytes")
         return "\n".join(lines)
 
     def _rank(self, search: "Search", context: StrategyContext, beam: list[Branch], tally: Tally) -> list[Ranked]:

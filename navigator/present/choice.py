@@ -16,6 +16,7 @@ from fuseflow.support.errors import UserError
 from fuseflow.support.readers import parse_json_text
 from navigator.lang.formula import Value, format_value
 from navigator.synth import HoleMenu, MenuOption
+from fuseflow.support.numbers import figure
 
 # ASCII digits only, and few of them: int() refuses some Unicode digits ("²") and numbers
 # of over 4,300 digits with a ValueError, and no hole or menu number is that large.
@@ -111,7 +112,7 @@ def compact_labels(options: Sequence[MenuOption]) -> list[str]:
 
 
 def count_text(option: MenuOption) -> str:
-    return "unbounded" if option.count.unbounded else str(option.count.value)
+    return "unbounded" if option.count.unbounded else figure(option.count.value)
 
 
 def _listing(menu: HoleMenu, options: Sequence[MenuOption]) -> str:

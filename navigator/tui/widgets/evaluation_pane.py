@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.widgets import Static
 
+from fuseflow.support.numbers import figure
 from navigator.tui.safe_text import block, plain
 
 if TYPE_CHECKING:
@@ -33,17 +34,17 @@ class EvaluationPane(Static):
         self.update(f"a {what}: no simulator")
 
     def show_result(self, result: "Evaluation") -> None:
-        lines = [f"{result.cycles:,.0f} cycles"
-                 + (f" · {result.speedup:.2f}x over {result.baseline} ({result.unfused_cycles:,.0f})"
+        lines = [f"{figure(result.cycles)} sim. cycles"
+                 + (f" · {result.speedup:.2f}x over {result.baseline} ({figure(result.unfused_cycles)})"
                     if result.speedup else "")
                  + (f" · {result.completed_with_defaults} open hole(s) at their defaults"
                     if result.completed_with_defaults else ""),
-                 f"{result.flops:.3g} FLOPs · {result.bytes:.3g} bytes · intensity {result.intensity:.3g} · "
+                 f"{figure(result.flops)} FLOPs · {figure(result.bytes)} bytes · intensity {figure(result.intensity)} · "
                  f"{result.roofline} · check {result.check}"]
         largest = max((cycles for _, cycles in result.regions), default=0.0) or 1.0
         for ops, cycles in result.regions[:REGIONS_SHOWN]:
             bar = "█" * max(1, round(BAR_WIDTH * cycles / largest))
-            lines.append(f"{bar:<{BAR_WIDTH}} {cycles:>12,.0f}  {ops}")
+            lines.append(f"{bar:<{BAR_WIDTH}} {figure(cycles):>12}  {ops}")
         if len(result.regions) > REGIONS_SHOWN:
             lines.append(f"… and {len(result.regions) - REGIONS_SHOWN} more regions")
         self.update(block("\n".join(lines)))

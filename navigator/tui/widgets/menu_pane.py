@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Input
 
 from navigator.tui.controller import menu_context
 from navigator.tui.safe_text import marked, plain
+from fuseflow.support.numbers import figure
 
 if TYPE_CHECKING:
     from navigator.tui.controller import Navigation, OptionRow
@@ -117,7 +118,7 @@ class MenuPane(DataTable):
         for row in rows[:MENU_ROWS]:
             mark = "default" if row.default else ("shortcut" if row.shortcut else "")
             hint = self._hints.get(row.id)
-            hint_text = (f"~{hint.cycles:.3g}" + ("" if hint.exact else " (bound)")) if hint is not None else \
+            hint_text = (f"~{figure(hint.cycles)}" + ("" if hint.exact else " (bound)")) if hint is not None else \
                 ("-" if ready else "computing…")
             self.add_row(plain(row.number), plain(mark), plain(hint_text), plain(row.label), plain(row.count),
                          key=row.id)
