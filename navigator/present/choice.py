@@ -112,7 +112,13 @@ def compact_labels(options: Sequence[MenuOption]) -> list[str]:
 
 
 def count_text(option: MenuOption) -> str:
-    return "unbounded" if option.count.unbounded else figure(option.count.value)
+    return count_figure(option.count)
+
+
+def count_figure(count) -> str:
+    """A completion count (navigator.synth.Count) in the one number format; `navigator count`
+    prints the exact figure."""
+    return "unbounded" if count.unbounded else figure(count.value)
 
 
 def _listing(menu: HoleMenu, options: Sequence[MenuOption]) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from fuseflow.support.errors import UserError
+from navigator.present.choice import count_figure
 
 if TYPE_CHECKING:
     from contextlib import ExitStack
@@ -151,7 +152,7 @@ class Navigation:
         holes = self.open_holes()
         if session.sketch.complete:
             return f"complete: {len(session.steps)} steps (e: export)"
-        return f"{len(holes)} open hole{'s' * (len(holes) != 1)}, {session.menus().total} completions"
+        return f"{len(holes)} open hole{'s' * (len(holes) != 1)}, {count_figure(session.menus().total)} completions"
 
     def sketch_rows(self) -> list[SketchRow]:
         """The sketch, flattened: every application and hole in order, grouped by the region its
@@ -201,7 +202,7 @@ class Navigation:
                 value = float(count.to_json())
             except (TypeError, ValueError, OverflowError):
                 value = float("inf")
-            rows.append(OptionRow(number, option.id, option.function, _label(option, shared), str(count), value,
+            rows.append(OptionRow(number, option.id, option.function, _label(option, shared), count_figure(count), value,
                                   option.is_default, option.alias, str(info.get("title") or ""),
                                   str(info.get("description") or "")))
         return rows
