@@ -65,16 +65,11 @@ class CostHint:
 
     def describe(self) -> str:
         """`best ~1.2e5 cycles, 3.4e6 bytes, 2e6 FLOPs (exact)`; a bound reads `best >= ...`."""
-        figures = f"{_short(self.cycles)} cycles, {_short(self.bytes)} bytes, {_short(self.flops)} FLOPs"
+        figures = f"{figure(self.cycles)} cycles, {figure(self.bytes)} bytes, {figure(self.flops)} FLOPs"
         return f"best ~{figures} (exact)" if self.exact else f"best >= {figures} (bound)"
 
 
 ZERO = CostHint(0.0, 0.0, 0.0, True)
-
-
-def _short(value: float) -> str:
-    """The one number format (fuseflow.support.numbers): 2,547,354, 0.5, 1.23e12."""
-    return figure(value)
 
 
 def best_of(hints: Iterable[CostHint]) -> CostHint | None:

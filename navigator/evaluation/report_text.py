@@ -12,10 +12,6 @@ from fuseflow.cost.bounds import ScheduleBound
 from fuseflow.support.numbers import figure
 
 
-def _si(x: float) -> str:
-    return figure(x)
-
-
 #: what each region bound means, for the breakdown line
 _BOUND_TERMS = {"memory": "memory (DRAM lines at the memory bandwidth, plus the latency of gathers)",
                 "arithmetic": "arithmetic (ALU operations at peak_ops_per_cycle)"}
@@ -28,9 +24,9 @@ def region_breakdown(r: dict) -> str:
     hidden = {"primitive": ("slowest primitive", r["compute_cycles"]), "memory": ("memory", r["memory_cycles"]),
               "arithmetic": ("arithmetic", r["arithmetic_cycles"])}
     del hidden[bound]
-    overlapped = ", ".join(f"{name} {_si(value)}" for name, value in hidden.values())
+    overlapped = ", ".join(f"{name} {figure(value)}" for name, value in hidden.values())
     stall = _STALL_TERMS.get(r.get("queue_model"), "").format(stall=r.get("queue_stall", 1.0))
-    return (f"cycles {_si(r['cycles'])} = {_si(r['bound_cycles'])} {term} + {r['fill_cycles']} pipeline fill; "
+    return (f"cycles {figure(r['cycles'])} = {figure(r['bound_cycles'])} {term} + {r['fill_cycles']} pipeline fill; "
             f"overlapped with it: {overlapped}{stall}")
 
 
@@ -45,18 +41,18 @@ def format_estimate(d: dict, schedule_name: str = "") -> str:
              f"cost model, not simulated (policy {d['policy']}, hardware {d['hardware']}; drop --estimate to "
              "simulate)",
              f"  data: {d['data']}",
-             f"  FLOPs {_si(d['flops'])}  bytes {_si(d['bytes'])} estimated  intensity {_si(d['intensity'])} ops/byte "
-             f"(ridge {_si(d['ridge_intensity'])})",
+             f"  FLOPs {figure(d['flops'])}  bytes {figure(d['bytes'])} estimated  intensity {figure(d['intensity'])} ops/byte "
+             f"(ridge {figure(d['ridge_intensity'])})",
              f"  {ScheduleBound(d['roofline'], d['roofline_share']).describe('estimated cycles')}",
-             f"  est. cycles {_si(d['cycles'])}: the sum of the {len(d['regions'])} regions' roofline terms "
+             f"  est. cycles {figure(d['cycles'])}: the sum of the {len(d['regions'])} regions' roofline terms "
              "(par factors, stream shapes and block mode not modelled yet)"]
     for r in d["regions"]:
         par = " ".join(map(str, r["par_factors"]))
         lines.append(f"  [{' '.join(r['ops'])}] order {r['order']} par {par}: {r['roofline']}, est. cycles "
-                     f"{_si(r['cycles'])} = the larger of memory {_si(r['memory_cycles'])} and arithmetic "
-                     f"{_si(r['arithmetic_cycles'])}")
-        lines.append(f"    FLOPs {_si(r['flops'])}, bytes read {_si(r['bytes_read'])}, "
-                     f"written {_si(r['bytes_written'])} (estimated)")
+                     f"{figure(r['cycles'])} = the larger of memory {figure(r['memory_cycles'])} and arithmetic "
+                     f"{figure(r['arithmetic_cycles'])}")
+        lines.append(f"    FLOPs {figure(r['flops'])}, bytes read {figure(r['bytes_read'])}, "
+                     f"written {figure(r['bytes_written'])} (estimated)")
     return "\n".join(lines)
 
 
@@ -66,10 +62,10 @@ def format_report(report, schedule_name: str = "") -> str:
     lines = [f"program {d['program']}{(' schedule ' + schedule_name) if schedule_name else ''}: simulated "
              f"({d['executor']} executor, policy {d['policy']}, hardware {d['hardware']})",
              f"  data: {d['data']}",
-             f"  FLOPs {_si(d['flops'])}  bytes {_si(d['bytes'])} simulated (compulsory {_si(d['compulsory_bytes'])})"
-             f"  intensity {_si(d['intensity'])} ops/byte (ridge {_si(hw.ridge_intensity)})",
+             f"  FLOPs {figure(d['flops'])}  bytes {figure(d['bytes'])} simulated (compulsory {figure(d['compulsory_bytes'])})"
+             f"  intensity {figure(d['intensity'])} ops/byte (ridge {figure(hw.ridge_intensity)})",
              f"  {ScheduleBound(d['roofline'], d['roofline_share']).describe()}",
-             f"  sim. cycles {_si(d['cycles'])}: the sum of the {len(d['regions'])} regions', which run one after another "
+             f"  sim. cycles {figure(d['cycles'])}: the sum of the {len(d['regions'])} regions', which run one after another "
              f"({d['seconds'] * 1e3:.4g} ms at {hw.clock_ghz:g} GHz)"]
     for r in d["regions"]:
         par = " ".join(map(str, r["par_factors"]))
@@ -81,11 +77,11 @@ def format_report(report, schedule_name: str = "") -> str:
         lines.append(f"  [{' '.join(r['ops'])}] order {r['order']} par {par}{' ' + ' '.join(modes) if modes else ''}: "
                      f"{r['roofline']}")
         lines.append(f"    {region_breakdown(r)}")
-        spilled = f", spilled {_si(r['spill_bytes'])}" if r.get("spill_bytes") else ""
-        lines.append(f"    FLOPs {_si(r['flops'])}, bytes read {_si(r['bytes_read'])}, "
-                     f"written {_si(r['bytes_written'])} (simulated); on chip {_si(r['onchip_bytes'])} bytes{spilled}")
+        spilled = f", spilled {figure(r['spill_bytes'])}" if r.get("spill_bytes") else ""
+        lines.append(f"    FLOPs {figure(r['flops'])}, bytes read {figure(r['bytes_read'])}, "
+                     f"written {figure(r['bytes_written'])} (simulated); on chip {figure(r['onchip_bytes'])} bytes{spilled}")
     c = d["counters"]
-    lines.append("  counters: " + ", ".join(f"{k} {_si(v)}" for k, v in c.items()))
+    lines.append("  counters: " + ", ".join(f"{k} {figure(v)}" for k, v in c.items()))
     check = d["check"]
     if check is None:
         lines.append("  numerical check: not run")

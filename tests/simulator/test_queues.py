@@ -127,10 +127,9 @@ def test_reducer_steps_follow_the_reference():
 PROGRAMS = ["spmm", "sddmm", "gcn", "graphsage", "nested_matmul", "sparse_autoencoder"]
 
 
-@pytest.mark.parametrize("depth", [0, 1, 2, 3])
-def test_exact_and_fast_agree_on_counts_and_cycles(depth):
-    """On small data the fast executor steps every region's pipeline (simulator.timing.steps_fit),
-    so both executors give the same counts and the same cycles at every queue depth."""
+def _both_executors(depth):
+    """(program, schedule, exact region result, fast region result) for a random legal schedule
+    of each program on random small data, with queues of `depth` tokens."""
     hw = dataclasses.replace(load_hardware(), queue_depth=depth)
     rng = np.random.default_rng(depth)
     for name in PROGRAMS:
@@ -141,29 +140,28 @@ def test_exact_and_fast_agree_on_counts_and_cycles(depth):
         exact, _ = run_schedule(program, binding, schedule, "exact", "stream", data, hw, numerics=False)
         fast, _ = run_schedule(program, binding, schedule, "fast", "stream", data, hw, numerics=False)
         for re, rf in zip(exact, fast):
-            assert {p: c.as_tuple() for p, c in re.run.counts.items()} == \
-                {p: c.as_tuple() for p, c in rf.run.counts.items()}
-            assert re.timing.queue_stall >= 1.0
-            assert re.timing.cycles == rf.timing.cycles, (name, schedule)
-            assert rf.timing.queue_model == ("stepped" if depth else "unbounded")
+            yield name, schedule, re, rf
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2, 3])
+def test_exact_and_fast_agree_on_counts_and_cycles(depth):
+    """On small data the fast executor steps every region's pipeline (simulator.timing.steps_fit),
+    so both executors give the same counts and the same cycles at every queue depth."""
+    for name, schedule, re, rf in _both_executors(depth):
+        assert {p: c.as_tuple() for p, c in re.run.counts.items()} == \
+            {p: c.as_tuple() for p, c in rf.run.counts.items()}
+        assert re.timing.queue_stall >= 1.0
+        assert re.timing.cycles == rf.timing.cycles, (name, schedule)
+        assert rf.timing.queue_model == ("stepped" if depth else "unbounded")
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])
 def test_fast_cycles_of_regions_too_large_to_step_are_a_lower_bound(depth, monkeypatch):
     monkeypatch.setattr(timing, "STEPPED_TOKENS", 0)
-    hw = dataclasses.replace(load_hardware(), queue_depth=depth)
-    rng = np.random.default_rng(depth)
-    for name in PROGRAMS:
-        program = resolve_program(name)
-        binding = bind(program, dims=SMALL_DIMS[name])
-        data = materialize(program, binding, int(rng.integers(100)))
-        schedule = random_schedule(program, binding, rng)
-        exact, _ = run_schedule(program, binding, schedule, "exact", "stream", data, hw, numerics=False)
-        fast, _ = run_schedule(program, binding, schedule, "fast", "stream", data, hw, numerics=False)
-        for re, rf in zip(exact, fast):
-            assert rf.timing.queue_model == "bound" and rf.timing.queue_stall == 1.0
-            assert rf.timing.cycles <= re.timing.cycles
-            assert re.timing.compute_cycles == pytest.approx(rf.timing.compute_cycles * re.timing.queue_stall)
+    for _, _, re, rf in _both_executors(depth):
+        assert rf.timing.queue_model == "bound" and rf.timing.queue_stall == 1.0
+        assert rf.timing.cycles <= re.timing.cycles
+        assert re.timing.compute_cycles == pytest.approx(rf.timing.compute_cycles * re.timing.queue_stall)
 
 
 def test_every_reducer_and_accumulator_trace_matches_its_stream(monkeypatch):
