@@ -28,10 +28,10 @@ def interrupted() -> int:
 
 
 def main() -> int:
-    from navigator.process.interrupts import mark_interrupts
-
-    mark_interrupts()
     try:
+        from navigator.process.interrupts import mark_interrupts   # inside: a Ctrl-C may come while it loads
+
+        mark_interrupts()
         from navigator.cli import main as run_command
 
         code = run_command()
