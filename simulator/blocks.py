@@ -13,22 +13,7 @@ from __future__ import annotations
 
 import math
 
-from fuseflow.lower.inputs import Input
-from fuseflow.lower.plan import RegionPlan, is_block_sparse
 from simulator.fibertree import FiberTree
-
-
-def block_edges(plan: RegionPlan, inp: Input) -> tuple[int, ...] | None:
-    """The block edge of each storage level of an operand the region stores as blocks (the
-    tile edge of its variable), or None when it is stored entry by entry. A demand filter,
-    which reads the first levels of an operand, gets the edges of the whole operand."""
-    if not plan.schedule.block_sparse or inp.kind == "buffer":
-        return None
-    operand = next((o for o in plan.region.operands
-                    if o.tensor == inp.tensor and o.vars[:len(inp.vars)] == inp.vars), None)
-    if operand is None or not is_block_sparse(operand.formats):
-        return None
-    return tuple(plan.coarsen.get(v, 1) for v in operand.vars)
 
 
 def block_tree(tree: FiberTree, edges: tuple[int, ...]) -> FiberTree:

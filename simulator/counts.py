@@ -14,7 +14,7 @@ compressed level the coordinates and fibers read, counted on the op's loop chain
 loops of other ops that sit *between* the input's own levels (their repeats are served from a
 fiber buffer on chip).
 
-For the memory model (`groups`), both measure the projections `simulator.walks` names: the
+For the memory model (`groups`), both measure the projections `fuseflow.cost.walks` names: the
 distinct points of a stream projected on some loop depths, as a histogram of the sizes of
 their groups under the first of those depths.
 """
@@ -23,30 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fuseflow.cost.tokens import Counts, Visits  # noqa: F401  (the executors' contract)
+
 import numpy as np
-
-
-@dataclass
-class Counts:
-    data: int = 0
-    stops: int = 0
-    walk: int = 0
-    tiles: int = 0
-    fibers: int = 0
-    lanes: tuple[int, ...] = ()
-
-    def as_tuple(self):
-        return (self.data, self.stops, self.walk, self.tiles, self.fibers, tuple(int(x) for x in self.lanes))
-
-
-@dataclass
-class Visits:
-    values: int = 0
-    coords: dict[int, int] = field(default_factory=dict)   # storage level -> coordinates read
-    fibers: dict[int, int] = field(default_factory=dict)   # storage level -> fibers opened
-
-    def as_tuple(self):
-        return (self.values, tuple(sorted(self.coords.items())), tuple(sorted(self.fibers.items())))
 
 
 @dataclass
@@ -59,7 +38,7 @@ class RegionRun:
     buffers: dict[tuple[str, str], object] = field(default_factory=dict)
     #: the exact executor's steps per primitive (simulator.firing), for the cycle-level pipeline
     firings: dict[int, object] = field(default_factory=dict)
-    #: (op, projection name) -> {group size: groups}: the projections simulator.walks names
+    #: (op, projection name) -> {group size: groups}: the projections fuseflow.cost.walks names
     groups: dict[tuple[str, str], dict[int, int]] = field(default_factory=dict)
 
 

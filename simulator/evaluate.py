@@ -30,7 +30,8 @@ from simulator.order import execution_order
 from simulator.reference import evaluate_program
 from simulator.values import region_values
 from simulator.timing import Timing, region_timing, steps_fit
-from simulator.traffic import Traffic, region_counters, region_traffic
+from fuseflow.cost.traffic import Traffic
+from simulator.traffic import measured_traffic, region_counters
 
 EXECUTORS = ("fast", "exact")
 COUNTERS = ("ops", "reductions", "value_reads", "coord_reads", "value_writes", "coord_writes")
@@ -170,7 +171,7 @@ class Machine:
             written = _fast_values(self.program, self.binding, plan, self.values, structure, self.numerics)
             if steps_fit(self.hw, run.counts):
                 run.firings = exact.run_region(plan, self.memory, steps=True).firings
-        traffic = region_traffic(plan, run, self.memory, written, self.hw)
+        traffic = measured_traffic(plan, run, self.memory, written, self.hw)
         counters = region_counters(plan, run, written)
         timing = region_timing(plan, run.counts, traffic.memory_cycles, self.hw, run.firings)
         return RegionResult(plan, run, written, traffic, counters, timing)

@@ -18,8 +18,8 @@ import numpy as np
 
 from fuseflow.lower.plan import WRITE, Node, OpPlan, RegionPlan
 from simulator.counts import Counts, RegionRun, Visits, path_tiles
-from simulator.blocks import block_edges
-from simulator.walks import projections
+from fuseflow.lower.plan import block_edges
+from fuseflow.cost.walks import projections
 from simulator.fibertree import FiberTree
 from simulator.firing import Firing, accumulator, expanded, one_to_one, proportional, reducer, sink, source
 from simulator.firing import joined as merge_firing

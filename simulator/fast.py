@@ -20,10 +20,10 @@ from fuseflow.support.arrays import union_sorted
 from fuseflow.lower.plan import WRITE, Node, OpPlan, RegionPlan
 from simulator.counts import Counts, RegionRun, Visits
 from simulator.fibertree import FiberTree
-from simulator.blocks import block_edges
+from fuseflow.lower.plan import block_edges
 from simulator.points import (NeedRows, PointSet, TooLarge, check_rows, count_points, distinct, expand_fibers,
                               group_histogram, tiles_and_lanes)
-from simulator.walks import projections
+from fuseflow.cost.walks import projections
 
 __all__ = ["TooLarge", "Structure", "run_region", "result_coordinates", "VIRTUAL_ROWS"]
 
@@ -325,7 +325,7 @@ class _OpRun:
         return out
 
     def groups(self, wanted: dict) -> dict[tuple[str, str], dict[int, int]]:
-        """The histograms of the projections simulator.walks names for this op."""
+        """The histograms of the projections fuseflow.cost.walks names for this op."""
         op = self.op
         position = {v: i for i, v in enumerate(op.chain)}
         out = {}

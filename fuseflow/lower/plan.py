@@ -252,6 +252,19 @@ def is_block_sparse(formats: tuple[str, ...]) -> bool:
     return "compressed" in formats and len(formats) >= 2
 
 
+def block_edges(plan: RegionPlan, inp: Input) -> tuple[int, ...] | None:
+    """The block edge of each storage level of an operand the region stores as blocks (the
+    tile edge of its variable), or None when it is stored entry by entry. A demand filter,
+    which reads the first levels of an operand, gets the edges of the whole operand."""
+    if not plan.schedule.block_sparse or inp.kind == "buffer":
+        return None
+    operand = next((o for o in plan.region.operands
+                    if o.tensor == inp.tensor and o.vars[:len(inp.vars)] == inp.vars), None)
+    if operand is None or not is_block_sparse(operand.formats):
+        return None
+    return tuple(plan.coarsen.get(v, 1) for v in operand.vars)
+
+
 def _coarsening(program: Program, region: Region, rs: RegionSchedule, block_size: int) -> dict[str, int]:
     """Variables whose tokens carry a block in block mode: the levels of block-sparse operands."""
     coarsen: dict[str, int] = {}

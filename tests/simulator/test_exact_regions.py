@@ -20,7 +20,7 @@ from fuseflow.lower import lower_region
 from fuseflow.schedule import RegionSchedule
 from simulator import exact, fast
 from simulator.evaluate import _fast_values
-from simulator.traffic import region_traffic
+from simulator.traffic import measured_traffic as region_traffic
 from fuseflow.analysis.unification import unify_region
 from fuseflow.lower import region_contexts
 from tests.simulator.helpers import all_regions, assert_close, reference_memory, region_orders, small

@@ -8,7 +8,7 @@ from fuseflow.cost.hardware import load_hardware
 from fuseflow.schedule import RegionSchedule, Schedule
 from simulator.program_data import materialize
 from simulator.evaluate import evaluate
-from simulator.timing import longest_path
+from fuseflow.cost.cycles import longest_path
 from tests.simulator.helpers import default_region
 
 

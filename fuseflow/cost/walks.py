@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from fuseflow.analysis.level_support import ALL, leaves
 from fuseflow.lower.inputs import Input
 from fuseflow.lower.plan import OpPlan, RegionPlan
-from simulator.blocks import block_edges
+from fuseflow.lower.plan import block_edges
 
 
 @dataclass(frozen=True)

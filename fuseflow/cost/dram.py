@@ -1,7 +1,7 @@
 """DRAM moves whole lines, and a gather waits for its data.
 
 * A run of consecutive addresses of n bytes costs ceil(n / dram_line_bytes) lines. Runs
-  (simulator.walks.Split) are measured on the data: {run length: runs}.
+  (fuseflow.cost.walks.Split) are measured on the data: {run length: runs}.
 * A strided walk (a dense loop over a level that is not the operand's innermost) of m
   accesses, s bytes apart, shares lines between neighbours when s is shorter than a line:
   ceil(((m - 1) s + e) / line) lines; otherwise each access costs its own ceil(e / line).
@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 
 from fuseflow.cost.hardware import Hardware
-from simulator.walks import Split
+from fuseflow.cost.walks import Split
 
 
 def line_bytes(n: float, line: int) -> float:
