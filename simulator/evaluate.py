@@ -30,6 +30,7 @@ from simulator.order import execution_order
 from simulator.reference import evaluate_program
 from simulator.values import region_values
 from simulator.timing import Timing, region_timing, steps_fit
+from fuseflow.cost.statistics import DataStatistics
 from fuseflow.cost.traffic import Traffic
 from simulator.traffic import measured_traffic, region_counters
 
@@ -159,6 +160,8 @@ class Machine:
         self.program, self.binding, self.hw, self.policy, self.numerics = program, binding, hw, policy, numerics
         self.memory = input_trees(program, data)
         self.values = dict(data.arrays)
+        #: the data's statistics, for the estimate that picks what to simulate (baselines' shortlists)
+        self.statistics = DataStatistics(program, binding, data.arrays)
 
     def simulate(self, rs, executor: str = "fast") -> RegionResult:
         """Run one region on the current memory without committing its writes."""

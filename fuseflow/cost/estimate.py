@@ -24,13 +24,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fuseflow.program.binding import Binding
-from fuseflow.cost.bounds import ScheduleBound, region_class, schedule_bound
+from fuseflow.cost.bounds import ScheduleBound, schedule_bound
 from fuseflow.analysis.contexts import DEFAULT_POLICY, region_contexts
 from fuseflow.analysis.loop_fibers import loop_fibers, memory_key
+from fuseflow.cost.cycles import Timing
 from fuseflow.cost.hardware import Hardware, operational_intensity
+from fuseflow.cost.predict import predict_region
+from fuseflow.cost.statistics import DataStatistics
 from fuseflow.program.ir import Operand, Program, Region
 from fuseflow.analysis.unification import unify_region
-from fuseflow.schedule import Schedule
+from fuseflow.schedule import RegionSchedule, Schedule
 
 
 @dataclass
@@ -52,6 +55,9 @@ class RegionCost:
     #: the reads are the simulator's exactly on data that meets the estimate's assumptions
     #: (OperandReads.exact); otherwise bytes_read is an upper bound
     reads_exact: bool = True
+    #: the predicted cycles (fuseflow.cost.predict: the simulator's rules on predicted counts);
+    #: None for a cost of the logical figures alone (RegionCostModel.cost)
+    timing: Timing | None = None
 
     @property
     def bytes(self) -> float:
@@ -60,6 +66,9 @@ class RegionCost:
 
 @dataclass
 class ScheduleCost:
+    """The estimate of a schedule: per region the predicted cycles (with their terms and
+    bottleneck), FLOPs, and DRAM bytes, as the simulator would report them."""
+
     regions: list[RegionCost]
     hardware: Hardware
 
@@ -75,17 +84,13 @@ class ScheduleCost:
     def intensity(self) -> float:
         return operational_intensity(self.flops, self.bytes)
 
-    def region_terms(self, region: RegionCost) -> tuple[float, float]:
-        """(memory, compute) cycles of one region: its bytes at the memory bandwidth, its FLOPs at peak."""
-        hw = self.hardware
-        return region.bytes / hw.memory_bytes_per_cycle, region.flops / hw.peak_ops_per_cycle
+    @staticmethod
+    def region_cycles(region: RegionCost) -> float:
+        return region.timing.cycles
 
-    def region_cycles(self, region: RegionCost) -> float:
-        """Cycles the roofline allows one region: the slower of its memory and compute terms."""
-        return max(self.region_terms(region))
-
-    def region_roofline(self, region: RegionCost) -> str:
-        return region_class(*self.region_terms(region))
+    @staticmethod
+    def region_roofline(region: RegionCost) -> str:
+        return region.timing.roofline
 
     @property
     def bound(self) -> ScheduleBound:
@@ -96,25 +101,25 @@ class ScheduleCost:
         return self.bound.roofline
 
     @property
-    def roofline_cycles(self) -> float:
-        """Cycles the roofline allows: the sum of the regions' (they run one after another)."""
+    def cycles(self) -> float:
+        """The predicted cycles: the sum of the regions' (they run one after another)."""
         return sum(self.region_cycles(r) for r in self.regions)
 
     def to_dict(self) -> dict:
         bound = self.bound
         return {
-            "kind": "estimate",
+            "kind": "estimated",
             "flops": self.flops,
             "bytes": self.bytes,
             "intensity": self.intensity,
             "ridge_intensity": self.hardware.ridge_intensity,
             "roofline": bound.roofline,
             "roofline_share": bound.share,
-            "roofline_cycles": self.roofline_cycles,
+            "cycles": self.cycles,
             "regions": [
                 {"ops": list(r.ops), "order": " ".join(r.order), "flops": r.flops,
                  "bytes_read": r.bytes_read, "bytes_written": r.bytes_written,
-                 "roofline": self.region_roofline(r), "roofline_cycles": self.region_cycles(r),
+                 "roofline": self.region_roofline(r), **r.timing.to_dict(),
                  "recompute": {c.op: c.recompute for c in r.op_costs}}
                 for r in self.regions
             ],
@@ -314,12 +319,28 @@ class RegionCostModel:
         return op_costs, bytes_read, exact
 
 
-def region_cost(program: Program, binding: Binding, region: Region, order: tuple[str, ...],
-                hw: Hardware, policy: str = DEFAULT_POLICY) -> RegionCost:
-    return RegionCostModel(program, binding, region, hw).cost(order, policy)
+def region_cost(program: Program, binding: Binding, rs: RegionSchedule, hw: Hardware,
+                policy: str = DEFAULT_POLICY, stats: DataStatistics | None = None,
+                model: RegionCostModel | None = None) -> RegionCost:
+    """The estimate of one scheduled region: its graph as the compiler lowers it, its counts
+    predicted from the data's statistics, and the simulator's rules on them (fuseflow.cost.predict)."""
+    from fuseflow.lower import lower_region
+
+    stats = stats or DataStatistics(program, binding)
+    plan = lower_region(program, binding, rs, policy, hw.block_size)
+    predicted = predict_region(plan, stats, hw)
+    if model is None:
+        key = ("region model", rs.ops, hw, policy)
+        model = stats.memo.get(key)
+        if model is None:
+            model = stats.memo[key] = RegionCostModel(program, binding, plan.region, hw)
+    op_costs = model.cost(rs.order, policy).op_costs
+    return RegionCost(rs.ops, rs.order, predicted.flops, predicted.traffic.read_bytes,
+                      predicted.traffic.write_bytes, op_costs, True, predicted.timing)
 
 
 def schedule_cost(program: Program, binding: Binding, schedule: Schedule, hw: Hardware,
-                  policy: str = DEFAULT_POLICY) -> ScheduleCost:
-    return ScheduleCost([region_cost(program, binding, unify_region(program, rs.ops), rs.order, hw, policy)
-                         for rs in schedule.regions], hw)
+                  policy: str = DEFAULT_POLICY, stats: DataStatistics | None = None) -> ScheduleCost:
+    """`stats`: the data's statistics (read once; without them, the binding's assumptions)."""
+    stats = stats or DataStatistics(program, binding)
+    return ScheduleCost([region_cost(program, binding, rs, hw, policy, stats) for rs in schedule.regions], hw)

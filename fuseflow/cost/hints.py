@@ -1,19 +1,28 @@
-"""Cost hints: the best estimated cost (fuseflow.cost.estimate) reachable beneath a partly chosen schedule.
+"""Cost hints: the best estimated completion beneath a partly chosen schedule.
 
-The estimate of a schedule is a sum over its regions: its roofline cycles are the sum of the
-regions' (they run one after another), and so are its bytes and FLOPs. A region's estimate
-depends on its ops and its dataflow order only (parallel factors, stream shape and block mode
-do not enter the model), so
+The estimate of a schedule (fuseflow.cost.estimate) is a sum over its regions: its cycles are
+the sum of the regions' (they run one after another), and so are its bytes and FLOPs. A
+region's estimate depends on its ops, its order, its parallel factors, its stream shape and its
+block mode, and on nothing outside it, so
 
-* the best schedule of one region is the best of its legal orders, and
+* the best completion of one region is the best of its completions (fuseflow.cost.completion:
+  the choices made so far, the heuristic's rule for the rest, and the compiler's defaults),
+  over its legal orders when the order is free, and
 * the best completion of a fusion state is a min-plus recursion over the fusion steps
   (fuseflow.analysis.fusion_steps, the states the menus offer), memoized per state and per region.
 
-"Best" orders estimates by cycles, then bytes, then FLOPs (`CostHint.key`). Adding the same
-estimate to two others keeps their order, so the recursion finds the true minimum.
+So an option's hint responds to every decision: a parallel factor, a stream shape or a block
+mode changes the region's predicted cycles, and so its hint.
 
-A hint is *exact* when it is the estimate of the best completion. When a region has more legal
-orders than `ORDER_BUDGET`, its orders are not all costed and its hint is a *bound* instead:
+"Best" orders estimates by cycles, then bytes, then FLOPs (`CostHint.key`). Adding the same
+estimate to two others keeps their order, so the recursion finds the minimum over the
+completions it costs. A region with more legal orders than `ORDERS_PREDICTED` is costed on the
+orders its logical figures (fewest FLOPs, then bytes: `RegionCostModel`) rank first; another of
+its orders, taken with nothing below it chosen yet, gets a bound (its FLOPs at the peak rate),
+and an estimate once a factor, shape or block mode is chosen under it.
+
+A hint is *exact* when it is the estimate of a completion. When a region has more legal
+orders than `ORDER_BUDGET`, its orders are not all ranked and its hint is a *bound* instead:
 every completion beneath it has at least those cycles, bytes and FLOPs (the compulsory traffic:
 each operand read once and each result written once, at the memory bandwidth; no FLOPs). A
 choice among options some of which are bounds keeps the smallest figure of each kind, so it
@@ -26,19 +35,25 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from fuseflow.program.binding import Binding
-from fuseflow.cost.estimate import RegionCostModel, ScheduleCost, schedule_cost
+from fuseflow.cost.completion import candidates
+from fuseflow.cost.estimate import RegionCost, RegionCostModel, ScheduleCost, region_cost, schedule_cost
+from fuseflow.cost.statistics import DataStatistics
 from fuseflow.analysis.fusion_steps import fusion_steps
 from fuseflow.analysis.fusion_steps import FusionState
 from fuseflow.cost.hardware import Hardware
 from fuseflow.program.ir import Program
 from fuseflow.analysis.unification import unify_region
 from fuseflow.analysis.orders import OrderSpace
-from fuseflow.schedule import default_schedule
+from fuseflow.schedule import RegionSchedule, default_schedule
 from fuseflow.support.numbers import figure
 
-#: Orders costed per region (about 10 µs each); a region with more gets a bound. The bundled
-#: programs' largest region (graphsage's 8-variable one) has 6,720.
+#: Orders ranked per region by their logical figures (about 10 µs each); a region with more gets
+#: a bound. The bundled programs' largest region (graphsage's 8-variable one) has 6,720.
 ORDER_BUDGET = 10_000
+#: Orders predicted per region when its order is free (about 2 ms each): the first by the ranking
+ORDERS_PREDICTED = 32
+#: of those, the best under the rule's completion that are also costed with the defaults
+ORDERS_REFINED = 4
 
 
 @dataclass(frozen=True)
@@ -64,9 +79,9 @@ class CostHint:
         return {"cycles": self.cycles, "bytes": self.bytes, "flops": self.flops, "exact": self.exact}
 
     def describe(self) -> str:
-        """`best ~1.2e5 cycles, 3.4e6 bytes, 2e6 FLOPs (exact)`; a bound reads `best >= ...`."""
+        """`est. 1.2e5 cycles, 3.4e6 bytes, 2e6 FLOPs (best completion)`; a bound reads `est. >= ... (bound)`."""
         figures = f"{figure(self.cycles)} cycles, {figure(self.bytes)} bytes, {figure(self.flops)} FLOPs"
-        return f"best ~{figures} (exact)" if self.exact else f"best >= {figures} (bound)"
+        return f"est. {figures} (best completion)" if self.exact else f"est. >= {figures} (bound)"
 
 
 ZERO = CostHint(0.0, 0.0, 0.0, True)
@@ -85,21 +100,45 @@ def best_of(hints: Iterable[CostHint]) -> CostHint | None:
 
 def estimate_hint(cost: ScheduleCost) -> CostHint:
     """The hint of a complete schedule: its own estimate, exactly."""
-    return CostHint(cost.roofline_cycles, cost.bytes, cost.flops, True)
+    return CostHint(cost.cycles, cost.bytes, cost.flops, True)
+
+
+def region_hint(cost: RegionCost) -> CostHint:
+    return CostHint(cost.timing.cycles, cost.bytes, cost.flops, True)
+
+
+@dataclass(frozen=True)
+class Choices:
+    """What is chosen so far of one region: its order, factors per loop variable, stream shape
+    and block mode (None or missing: free)."""
+
+    order: tuple[str, ...] | None = None
+    factors: tuple[tuple[str, int], ...] = ()
+    shape: int | None = None
+    block: bool | None = None
+
+    @classmethod
+    def of(cls, order=None, factors: dict[str, int] | None = None, shape: int | None = None,
+           block: bool | None = None) -> "Choices":
+        return cls(tuple(order) if order is not None else None, tuple(sorted((factors or {}).items())), shape,
+                   block)
 
 
 class CostHints:
     """Best estimated costs beneath partial schedules of one program, memoized per region and
-    per fusion state (build one per program and binding, and keep it)."""
+    per fusion state (build one per program, binding and data, and keep it)."""
 
-    def __init__(self, program: Program, binding: Binding, hw: Hardware, order_budget: int = ORDER_BUDGET):
+    def __init__(self, program: Program, binding: Binding, hw: Hardware, order_budget: int = ORDER_BUDGET,
+                 stats: DataStatistics | None = None):
         self.program, self.binding, self.hw = program, binding, hw
         self.order_budget = order_budget
+        self.stats = stats or DataStatistics(program, binding)
         self.steps = fusion_steps(program)
         self._models: dict[tuple[str, ...], RegionCostModel] = {}
-        self._regions: dict[tuple[tuple[str, ...], tuple[str, ...] | None], CostHint] = {}
+        self._regions: dict[tuple[tuple[str, ...], Choices], CostHint] = {}
+        self._schedules: dict[RegionSchedule, CostHint] = {}
         self._states: dict[FusionState, CostHint] = {}
-        self._roofline = ScheduleCost([], hw)  # its per-region cycles rule
+        self._shortlists: dict[tuple, tuple[tuple[str, ...], ...]] = {}
 
     # ---- one region
 
@@ -110,30 +149,68 @@ class CostHints:
                                                         unify_region(self.program, ops), self.hw)
         return model
 
-    def _hint(self, model: RegionCostModel, order: tuple[str, ...]) -> CostHint:
-        cost = model.cost(order)
-        return CostHint(self._roofline.region_cycles(cost), cost.bytes, cost.flops, True)
+    def of_region_schedule(self, rs: RegionSchedule) -> CostHint:
+        """The estimate of one completely chosen region."""
+        found = self._schedules.get(rs)
+        if found is None:
+            found = self._schedules[rs] = region_hint(
+                region_cost(self.program, self.binding, rs, self.hw, stats=self.stats, model=self._model(rs.ops)))
+        return found
 
-    def region(self, ops: Sequence[str], order: Sequence[str] | None = None) -> CostHint:
-        """The best estimate of the region `ops` over its legal orders, or under `order`."""
+    def _under(self, model: RegionCostModel, order: tuple[str, ...], choices: Choices, defaults: bool) -> CostHint:
+        options = candidates(model.region, order, self.binding, self.hw, dict(choices.factors), choices.shape,
+                             choices.block, defaults)
+        return min((self.of_region_schedule(rs) for rs in options), key=lambda h: h.key)
+
+    def region(self, ops: Sequence[str], order: Sequence[str] | None = None,
+               choices: Choices | None = None) -> CostHint:
+        """The best estimate of the region `ops` over its completions: under `order` (or
+        `choices.order`) when chosen, else over its legal orders."""
         ops = tuple(ops)
-        order = tuple(order) if order is not None else None
-        key = (ops, order)
+        choices = choices or Choices()
+        if order is not None:
+            choices = Choices(tuple(order), choices.factors, choices.shape, choices.block)
+        key = (ops, choices)
         found = self._regions.get(key)
         if found is not None:
             return found
         model = self._model(ops)
-        if order is not None:
-            found = self._hint(model, order)
+        if choices.order is not None and not choices.factors and choices.shape is None and choices.block is None \
+                and choices.order not in self._shortlist(model):
+            found = self._arithmetic_bound(model, choices.order)
+        elif choices.order is not None:
+            found = self._under(model, choices.order, choices, True)
         else:
             space = OrderSpace.of_region(model.region)
             if space.count() <= self.order_budget:
-                found = best_of(self._hint(model, o) for o in space.listed())
+                # every order under the rule's completion, then the few best with the defaults too
+                quick = {o: self._under(model, o, choices, False) for o in self._shortlist(model)}
+                refined = sorted(quick, key=lambda o: quick[o].key)[:ORDERS_REFINED]
+                found = best_of(list(quick.values()) + [self._under(model, o, choices, True) for o in refined])
                 assert found is not None, "every legal region has a legal order (fusion.region_problem)"
             else:
                 found = self._compulsory(model)
         self._regions[key] = found
         return found
+
+    def _shortlist(self, model: RegionCostModel) -> tuple[tuple[str, ...], ...]:
+        """The orders whose completions are estimated: all, or the ORDERS_PREDICTED its logical
+        figures rank first (a region with more than ORDER_BUDGET: none)."""
+        key = ("shortlist", model.region.ops)
+        found = self._shortlists.get(key)
+        if found is None:
+            space = OrderSpace.of_region(model.region)
+            orders = [tuple(o) for o in space.listed()] if space.count() <= self.order_budget else []
+            if len(orders) > ORDERS_PREDICTED:
+                orders = sorted(orders, key=lambda o: _logical_key(model.cost(o)))[:ORDERS_PREDICTED]
+            found = self._shortlists[key] = tuple(orders)
+        return found
+
+    def _arithmetic_bound(self, model: RegionCostModel, order: tuple[str, ...]) -> CostHint:
+        """A bound for an order the hints do not estimate (beyond the shortlist): its FLOPs at
+        the peak rate, which no completion under it beats (the simulator executes at least them)."""
+        flops = model.cost(order).flops
+        return CostHint(flops / self.hw.peak_ops_per_cycle, 0.0, 0.0, False)
 
     def _compulsory(self, model: RegionCostModel) -> CostHint:
         """A bound for any order: every operand read once, every result written once."""
@@ -173,14 +250,16 @@ class CostHints:
             state = step.next
         return state
 
-    def partial(self, placed: Sequence[tuple[Sequence[str], Sequence[str] | None]],
+    def partial(self, placed: Sequence[tuple[Sequence[str], Choices | Sequence[str] | None]],
                 rest: FusionState | Sequence[Sequence[str]] | None = None) -> CostHint:
-        """The best completion of a partial schedule: `placed` regions, each with its order when
-        chosen (None: any legal order), then `rest`: a fusion state whose remaining regions are
-        still free, a list of regions already decided (orders free), or None (nothing more)."""
+        """The best completion of a partial schedule: `placed` regions, each with what is chosen
+        of it (`Choices`, or just its order; None: nothing), then `rest`: a fusion state whose
+        remaining regions are still free, a list of regions already decided (orders free), or
+        None (nothing more)."""
         total = ZERO
-        for ops, order in placed:
-            total = total.plus(self.region(ops, order))
+        for ops, chosen in placed:
+            choices = chosen if isinstance(chosen, Choices) else Choices.of(chosen)
+            total = total.plus(self.region(ops, choices=choices))
         if isinstance(rest, FusionState):
             total = total.plus(self.from_state(rest))
         elif rest is not None:
@@ -194,4 +273,9 @@ class CostHints:
 
     def default_schedule(self) -> CostHint:
         """The compiler's default schedule (the `default_schedule` shortcut)."""
-        return estimate_hint(schedule_cost(self.program, self.binding, default_schedule(self.program), self.hw))
+        return estimate_hint(schedule_cost(self.program, self.binding, default_schedule(self.program), self.hw,
+                                           stats=self.stats))
+
+
+def _logical_key(cost: RegionCost) -> tuple[float, float]:
+    return cost.flops, cost.bytes

@@ -27,7 +27,7 @@ from fuseflow.cost.hardware import Hardware
 from fuseflow.lower.plan import RegionPlan
 from fuseflow.cost.capacity import State, choose_residents, share
 from fuseflow.cost.dram import Walk, latency_cycles, line_bytes, streamed, walk_cost
-from fuseflow.cost.walks import Reader, region_walks
+from fuseflow.cost.walks import Reader, RegionWalks, region_walks
 
 
 @dataclass
@@ -98,11 +98,11 @@ class _Operand:
 
 
 def region_traffic(plan: RegionPlan, run, stored: Callable[[str, tuple[int, ...] | None], list[float]],
-                   written: dict[str, list[float]], hw: Hardware) -> Traffic:
+                   written: dict[str, list[float]], hw: Hardware, walks: RegionWalks | None = None) -> Traffic:
     """`run`: the region's visits and projection histograms (`simulator.counts.RegionRun`, or the
     estimate's `fuseflow.cost.tokens`); `stored(tensor, block edges)`: the bytes of each array an
     operand is stored in; `written`: the same for each result the region writes."""
-    walks = region_walks(plan)
+    walks = walks or region_walks(plan)
     line, vb, ib = hw.dram_line_bytes, hw.value_bytes, hw.index_bytes
     capacity = hw.onchip_buffer_bytes
     traffic = Traffic()

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fuseflow.support.errors import DataError
-from fuseflow.program.expr import Access, Call, Const, Expr, Extent, FUNCTIONS, Neg
+from fuseflow.program.expr import Access, BinOp, Call, Const, Expr, Extent, FUNCTIONS, Neg, accesses
 from fuseflow.program.ir import MAX_EXTENT, Program, TensorDecl
 
 if TYPE_CHECKING:  # scipy, which the graph module needs, is loaded only with a graph
@@ -98,6 +98,32 @@ def expression_density(expr: Expr, density: dict[str, float]) -> float:
     if expr.op == "/":
         return lhs
     return 1.0 - (1.0 - lhs) * (1.0 - rhs)
+
+
+def reduced_density(expr: Expr, density: dict[str, float], reduced_vars: set[str], reduced: int) -> float:
+    """Expected nonzero fraction of a reduction's result: a point of the result is nonzero when
+    some reduced coordinate makes the expression nonzero. Factors of a product that do not
+    depend on the reduced variables (the mask in `M(i,j) * Q(i,d) * K(j,d)`) are the same for
+    every reduced coordinate, so only the others are tried `reduced` times."""
+    factors = product_factors(expr)
+    fixed, varying = 1.0, 1.0
+    for factor in factors:
+        part = expression_density(factor, density)
+        if any(v in reduced_vars for a in accesses(factor) for v in a.indices):
+            varying *= part
+        else:
+            fixed *= part
+    return fixed * (1.0 - (1.0 - varying) ** reduced)
+
+
+def product_factors(expr: Expr, divisions: bool = False) -> list[Expr]:
+    """The factors of a product (`divisions`: a quotient's dividend counts as one, since only
+    it can make the quotient zero)."""
+    if isinstance(expr, BinOp) and expr.op == "*":
+        return product_factors(expr.lhs, divisions) + product_factors(expr.rhs, divisions)
+    if divisions and isinstance(expr, BinOp) and expr.op == "/":
+        return product_factors(expr.lhs, divisions)
+    return [expr]
 
 
 def _preset_source(program: Program, preset, extents: dict[str, int]) -> str:
@@ -206,7 +232,8 @@ def bind(program: Program, data: str | Path | None = None, dims: dict[str, int] 
         reduced = 1
         for var in op.reduction_vars:
             reduced *= extents[program.var_dim(op, var)]
-        density = 1.0 - (1.0 - point) ** reduced if op.reduction_vars else point
+        density = reduced_density(op.expr, densities, set(op.reduction_vars), reduced) if op.reduction_vars \
+            else point
         densities[decl.name] = density
         stats[decl.name] = TensorStats(level_counts(decl, extents, density), density)
     return Binding(extents, stats, source, graph)

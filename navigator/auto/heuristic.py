@@ -1,25 +1,27 @@
-"""The `heuristic` strategy: rules in the style of Scorch, one greedy pass over the scope.
+"""The `heuristic` strategy: one greedy pass over the scope that follows the cost model.
 
-Each hole of the scope, lowest first, takes the offered option its rule ranks first; a hole
-no rule speaks for takes its default. The rules, by the function of the options:
+Each hole of the scope, lowest first, takes the option with the best cost hint: the fewest
+estimated cycles of the best completion found beneath it (fuseflow.cost.hints, whose
+estimate predicts the simulator), shortcuts left out, estimates before bounds, the default
+breaking a tie. Following the hints, the completion reached is the one the first hint
+estimated (each step keeps that completion available), so `heuristic` realizes the hints'
+figure. Where no option has an estimate (a region beyond the hints' order budget), rules in
+the style of Scorch decide, and a hole no rule speaks for takes its default. The rules, by the
+function of the options:
 
 - region (fusion, region by region): among the regions that some legal order runs without
   recomputation (fuseflow.analysis.fusion_shortcuts.runs_without_recomputation), the one that saves the
-  most estimated cycles over running its ops alone. The estimate (`_paced_cycles`) reads a
-  region as a pipeline under the order the order rule will take: its slowest op (a token per
-  body execution, over the lanes when it runs under the forked loop, in tiles of the stream
-  width when it runs under the innermost loop), but no less than its traffic as the simulator
-  streams it, nor its body executions at peak. So a memory-bound aggregation takes its dense
-  transform along (OGB-Collab's 128 features), and a fusion that leaves a narrow loop innermost
-  or work off the forked loop does not happen;
-- order: the fewest FLOPs by the cost model (fusion must not pay for itself in recomputed
-  work), then sparse operands read concordantly with their storage, then compressed
-  (filtering) loops outermost, then the fewest paced cycles, then the order itself;
-- par: the largest offered factor within the hardware's lanes on the outermost dense level
-  of the region's order (dense levels split evenly; compressed ones would not), 1 elsewhere;
-- vectorize: the widest offered stream shape;
-- block_sparse: on only where the expected block occupancy of the region's sparse operands
-  (independent sparsity, the cost model's assumption) is at least BLOCK_OCCUPANCY_PAYS.
+  most estimated cycles over running its ops alone. A region's cycles are the cost model's
+  (fuseflow.cost.estimate, which predicts the simulator) under the order the order rule takes and
+  the completion below, so a fusion that leaves a narrow loop innermost or work off the forked
+  loop does not happen;
+- order: the fewest FLOPs by the cost model's logical figures (fusion must not pay for itself in
+  recomputed work), then sparse operands read concordantly with their storage, then compressed
+  (filtering) loops outermost; among the orders that tie, the fewest estimated cycles;
+- par, vectorize: the completion rule (fuseflow.cost.completion): the largest offered factor
+  within the hardware's lanes on the outermost dense level of the region's order, 1 elsewhere;
+  the widest offered stream shape;
+- block_sparse: whichever the estimate prefers, with the region's choices so far.
 
 Only offered options are ever ranked, so the plan is valid by construction.
 """
@@ -38,11 +40,10 @@ if TYPE_CHECKING:
     from navigator.fuseflow.schedule_space import ScheduleSpace
     from navigator.synth import HoleMenu, MenuOption, Sketch
 
-#: block mode streams whole blocks; below this share of stored entries per block it streams
-#: more zeros than it saves in per-scalar overhead
-BLOCK_OCCUPANCY_PAYS = 0.5
-#: a candidate region with more legal orders than this is not ranked for its stream width
+#: a candidate region with more legal orders than this is not ranked
 ORDERS_RANKED = 1_000
+#: orders that tie on the logical figures whose cycles are estimated (the first ones)
+TIES_PREDICTED = 4
 
 
 class HeuristicStrategy:
@@ -81,11 +82,15 @@ class HeuristicRules:
         self._orders: dict[tuple[str, ...], tuple] = {}
         self._models: dict[tuple[str, ...], object] = {}
         self._paced: dict[tuple[str, ...], float | None] = {}
+        self._costs = None
         self._by_function: dict[str, Callable[["Sketch", "HoleMenu"], "MenuOption | None"]] = {
             "region": self._fusion, "order": self._order, "par": self._par,
             "vectorize": self._vector, "block_sparse": self._block}
 
     def choose(self, sketch: "Sketch", menu: "HoleMenu") -> tuple["MenuOption", str]:
+        chosen = self._best_hint(sketch, menu)
+        if chosen is not None:
+            return chosen, BEST_HINT
         options = candidate_options(menu)
         functions = {o.function for o in options}
         for function, rule in self._by_function.items():
@@ -95,7 +100,22 @@ class HeuristicRules:
                     return chosen, _RULE_NAMES[function]
         return scoring_option(menu), "default"
 
-    # ---- one rule per kind of choice
+    def _best_hint(self, sketch: "Sketch", menu: "HoleMenu") -> "MenuOption | None":
+        """The option whose cost hint is the best estimate (shortcuts left out; a bound never
+        wins over an estimate; the default, then the first listed, breaks a tie). None when no
+        option has an estimate: the rules below decide then."""
+        from navigator.synth import Menus
+
+        hints = self.space.hints(sketch, Menus((menu,), None, None))
+        options = [o for o in candidate_options(menu) if hints.get((menu.hole, o.id)) is not None
+                   and hints[(menu.hole, o.id)].exact]
+        if not options:
+            return None
+        self.evaluations += len(options)
+        position = {o.id: index for index, o in enumerate(menu.options)}
+        return min(options, key=lambda o: (hints[(menu.hole, o.id)].key, not o.is_default, position[o.id]))
+
+    # ---- one rule per kind of choice, where no option has an estimate
 
     def _fusion(self, sketch, menu):
         from fuseflow.analysis.fusion_shortcuts import runs_without_recomputation
@@ -113,23 +133,32 @@ class HeuristicRules:
         if len(orders) < 2:
             return orders[0] if orders else None
         region = self._region(orders[0])
-        return min(orders, key=lambda o: self._order_key(region, _order_of(o)))
+        best = self._best_of(region, [_order_of(o) for o in orders])
+        return next(o for o in orders if _order_of(o) == best)
 
-    def _order_key(self, region: "Region", order: tuple[str, ...]) -> tuple:
-        """Fewest FLOPs, then sparse operands read as stored, then filtering loops outermost,
-        then the fewest paced cycles (which orders let the forked level and the vector width
-        reach the most work); the order itself breaks what ties remain, so the region rule
-        predicts the order rule whatever order a menu lists its options in."""
+    def _logical_key(self, region: "Region", order: tuple[str, ...]) -> tuple:
+        """Fewest FLOPs, then sparse operands read as stored, then filtering loops outermost."""
         self.evaluations += 1
         cost = self._model(region).cost(order)
-        compressed = _compressed_vars(region)
+        compressed = region.compressed_vars()
         discordant = sum(1 for operand in region.operands if "compressed" in operand.formats
                          and not _concordant(operand.vars, order))
         filters_late = sum(position for position, var in enumerate(order) if var in compressed)
-        return cost.flops, discordant, filters_late, self._pace(region, order, cost), order
+        return cost.flops, discordant, filters_late
+
+    def _best_of(self, region: "Region", orders: list[tuple[str, ...]]) -> tuple[str, ...]:
+        """The order rule: the best logical key; among ties (the first TIES_PREDICTED in the order
+        itself), the fewest estimated cycles under the completion rule, then the order itself, so
+        the region rule predicts the order rule whatever order a menu lists its options in."""
+        keys = {order: self._logical_key(region, order) for order in orders}
+        least = min(keys.values())
+        tied = sorted(order for order, key in keys.items() if key == least)[:TIES_PREDICTED]
+        if len(tied) == 1:
+            return tied[0]
+        return min(tied, key=lambda order: (self._cycles(region, order), order))
 
     def _model(self, region: "Region"):
-        """The region's cost model, built once per region (costing an order is then cheap)."""
+        """The region's logical cost model, built once per region (costing an order is then cheap)."""
         from fuseflow.cost.estimate import RegionCostModel
 
         model = self._models.get(region.ops)
@@ -137,6 +166,24 @@ class HeuristicRules:
             model = self._models[region.ops] = RegionCostModel(self.space.program, self.space.binding, region,
                                                                self.hardware)
         return model
+
+    def _cycles(self, region: "Region", order: tuple[str, ...], factors: dict[str, int] | None = None,
+                shape: int | None = None, block: bool | None = None) -> float:
+        """Estimated cycles of the region under `order` with the completion rule for what is not
+        given (block mode: whichever is faster)."""
+        from fuseflow.cost.completion import candidates
+
+        options = candidates(region, order, self.space.binding, self.hardware, factors, shape, block, defaults=False)
+        return min(self._hints.of_region_schedule(rs).cycles for rs in options)
+
+    @property
+    def _hints(self):
+        from fuseflow.cost.hints import CostHints
+
+        if self._costs is None:
+            self._costs = CostHints(self.space.program, self.space.binding, self.hardware,
+                                    stats=self.space.statistics)
+        return self._costs
 
     def _best_order(self, ops: tuple[str, ...]) -> tuple["Region", tuple[str, ...] | None]:
         """The region and its best order by the order rule (None: too many orders to rank)."""
@@ -147,61 +194,31 @@ class HeuristicRules:
             region = unify_region(self.space.program, ops)
             space = OrderSpace.of_region(region)
             best = None if space.count() > ORDERS_RANKED else \
-                min((tuple(order) for order in space.listed()), key=lambda order: self._order_key(region, order))
+                self._best_of(region, [tuple(order) for order in space.listed()])
             self._orders[ops] = (region, best)
         return self._orders[ops]
-
-    def _stream_width(self, region: "Region", order: tuple[str, ...]) -> int:
-        """The widest stream shape within the lanes under `order`: its innermost loop is dense
-        and wide enough to vectorize, or not."""
-        from fuseflow.schedule import STREAM_SHAPES
-
-        innermost = order[-1]
-        if innermost in _compressed_vars(region):
-            return 1
-        extent = self.space.binding.extent(region.var_dims[innermost])
-        return max((s for s in STREAM_SHAPES if s <= min(extent, self.hardware.lanes)), default=1)
-
-    def _pace(self, region: "Region", order: tuple[str, ...], cost) -> float:
-        """The cycles of the region's slowest op as these rules schedule it: a token per
-        execution of its body, over the lanes when it runs under the forked level (the par
-        rule's), in tiles of the stream width when it runs under the innermost loop."""
-        from fuseflow.cost.estimate import op_contexts
-
-        width = self._stream_width(region, order)
-        forked = _outer_dense(region, order, self.space.binding)
-        contexts = op_contexts(self.space.program, region, order)
-        lanes = self.hardware.lanes
-        return max((c.points / ((lanes if forked in contexts[c.op] else 1) * (width if order[-1] in contexts[c.op] else 1))
-                    for c in cost.op_costs), default=0.0)
 
     def _fusion_saving(self, ops: tuple[str, ...]) -> float:
         """Estimated cycles saved by running `ops` as one region rather than each alone."""
         if len(ops) == 1:
             return 0.0
-        fused = self._paced_cycles(ops)
+        fused = self._region_cycles(ops)
         if fused is None:
             return -math.inf  # too many orders to rank: no claim that it pays
-        alone = [self._paced_cycles((op,)) for op in ops]
+        alone = [self._region_cycles((op,)) for op in ops]
         return -math.inf if None in alone else sum(alone) - fused
 
-    def _paced_cycles(self, ops: tuple[str, ...]) -> float | None:
-        """The region's cycles under its best order by the order rule, as a pipeline: its
-        slowest op (`_pace`), but no less than its traffic at the bandwidth (as the simulator
-        streams it) nor its body executions at the peak rate. None: too many orders to rank."""
+    def _region_cycles(self, ops: tuple[str, ...]) -> float | None:
+        """The region's estimated cycles under its best order by the order rule and the
+        completion rule. None: too many orders to rank."""
         if ops not in self._paced:
             region, best = self._best_order(ops)
-            paced = None
-            if best is not None:
-                model, hw = self._model(region), self.hardware
-                cost = model.cost(best)
-                executions = sum(c.points for c in cost.op_costs)  # an ALU retires a body (a multiply-add) per op
-                paced = max(self._pace(region, best, cost), model.streamed_bytes(best) / hw.memory_bytes_per_cycle,
-                            executions / hw.peak_ops_per_cycle)
-            self._paced[ops] = paced
+            self._paced[ops] = None if best is None else self._cycles(region, best)
         return self._paced[ops]
 
     def _par(self, sketch, menu):
+        from fuseflow.cost.completion import heuristic_factors
+
         pars = [o for o in candidate_options(menu) if o.function == "par"]
         if not pars:
             return None
@@ -209,22 +226,33 @@ class HeuristicRules:
         order = _chosen_order(sketch, str(meta["region"]))
         if order is None:
             return None  # the order is not chosen yet: leave the factor at its default
-        if meta["var"] != _outer_dense(self._region(pars[0]), order, self.space.binding):
-            return min(pars, key=lambda o: o.metadata_dict()["factor"])
-        within = [o for o in pars if o.metadata_dict()["factor"] <= self.hardware.lanes]
-        return max(within or pars, key=lambda o: o.metadata_dict()["factor"])
+        wanted = heuristic_factors(self._region(pars[0]), order, self.space.binding, self.hardware)[meta["var"]]
+        return min(pars, key=lambda o: abs(o.metadata_dict()["factor"] - wanted))
 
     def _vector(self, sketch, menu):
+        from fuseflow.cost.completion import widest_shape
+
         shapes = [o for o in candidate_options(menu) if o.function == "vectorize"]
-        return max(shapes, key=lambda o: o.metadata_dict()["shape"]) if shapes else None
+        if not shapes:
+            return None
+        order = _chosen_order(sketch, str(shapes[0].metadata_dict()["region"]))
+        wanted = widest_shape(self._region(shapes[0]), order, self.space.binding, self.hardware) \
+            if order is not None else max(o.metadata_dict()["shape"] for o in shapes)
+        return min(shapes, key=lambda o: abs(o.metadata_dict()["shape"] - wanted))
 
     def _block(self, sketch, menu):
         blocks = {o.metadata_dict()["enabled"]: o for o in candidate_options(menu) if o.function == "block_sparse"}
-        if not blocks:
-            return None
+        if len(blocks) < 2:
+            return next(iter(blocks.values()), None)
+        region_name = str(next(iter(blocks.values())).metadata_dict()["region"])
         region = self._region(next(iter(blocks.values())))
-        pays = self._block_occupancy(region) >= BLOCK_OCCUPANCY_PAYS
-        return blocks.get(pays) or next(iter(blocks.values()))
+        placed = _placed(sketch, region_name)
+        if placed is None or placed.order is None:
+            return blocks[False]
+        shape, _ = placed.vector()
+        factors = placed.factors()
+        faster = min((False, True), key=lambda on: (self._cycles(region, placed.order, factors, shape, on), on))
+        return blocks[faster]
 
     # ---- helpers
 
@@ -233,39 +261,15 @@ class HeuristicRules:
 
         return unify_region(self.space.program, _ops(option))
 
-    def _block_occupancy(self, region: "Region") -> float:
-        """The least expected share of stored entries in a stored block, over the region's
-        sparse operands, if their entries are spread independently at their density."""
-        side = self.hardware.block_size
-        cells = side * side
-        shares = []
-        for operand in region.operands:
-            if "compressed" not in operand.formats:
-                continue
-            density = self.space.binding.stats[operand.tensor].value_density
-            stored_block = 1.0 - (1.0 - density) ** cells if density < 1 else 1.0
-            shares.append(density / stored_block if stored_block > 0 else 0.0)
-        return min(shares, default=0.0)
 
-
+BEST_HINT = "best est. completion"
 _RULE_NAMES = {"region": "fusion without recomputation", "order": "fewest FLOPs, then storage order",
                "par": "outer dense level within the lanes", "vectorize": "widest stream shape",
-               "block_sparse": "block mode where occupancy pays"}
+               "block_sparse": "block mode where the estimate prefers it"}
 
 
 def _ops(option: "MenuOption") -> tuple[str, ...]:
     return tuple(str(option.metadata_dict()["region"]).split("+"))
-
-
-def _compressed_vars(region: "Region") -> set[str]:
-    return {var for operand in region.operands for var, fmt in zip(operand.vars, operand.formats)
-            if fmt == "compressed"}
-
-
-def _outer_dense(region: "Region", order: tuple[str, ...], binding) -> str | None:
-    """The outermost dense loop of more than one coordinate: the level the par rule forks."""
-    compressed = _compressed_vars(region)
-    return next((v for v in order if v not in compressed and binding.extent(region.var_dims[v]) > 1), None)
 
 
 def _order_of(option: "MenuOption") -> tuple[str, ...]:
@@ -285,3 +289,27 @@ def _chosen_order(sketch: "Sketch", region: str) -> tuple[str, ...] | None:
             if meta.get("region") == region:
                 return tuple(str(meta["order"]).split())
     return None
+
+
+def _placed(sketch: "Sketch", region: str):
+    """The placed region named `region` (navigator.fuseflow.sketch_reading), None if not placed."""
+    from navigator.fuseflow.sketch_reading import read_sketch
+
+    return next((p for p in read_sketch(sketch.root).placed if p.region_field == region), None)
+
+
+def complete_with_rules(space: "ScheduleSpace", sketch: "Sketch", hardware,
+                        rules: HeuristicRules | None = None) -> "Sketch":
+    """`sketch` with every open hole filled by the heuristic's rules, lowest hole first (what
+    `fill --auto heuristic` over the whole sketch would choose)."""
+    rules = rules or HeuristicRules(space, hardware)
+    oracle = space.oracle
+    while not sketch.complete:
+        menus = oracle.menus(sketch)
+        if menus.blocked or not menus.holes:
+            raise StrategyError(f"the sketch cannot be completed: {menus.blocked or 'no open hole'}",
+                                fix="undo the step that blocked it (navigator undo)")
+        menu = menus.for_hole(min(m.hole for m in menus.holes))
+        option, _ = rules.choose(sketch, menu)
+        sketch = oracle.apply(sketch, option)
+    return sketch

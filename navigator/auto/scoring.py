@@ -42,6 +42,7 @@ class CostModelScorer:
     def score(self, sketch: "Sketch") -> Score:
         from fuseflow.cost.estimate import schedule_cost
 
-        cost = schedule_cost(self.space.program, self.space.binding, self.space.schedule_of(sketch), self.hardware)
+        cost = schedule_cost(self.space.program, self.space.binding, self.space.schedule_of(sketch), self.hardware,
+                             stats=self.space.statistics)
         self.evaluations += 1
-        return cost.roofline_cycles, cost.bytes
+        return cost.cycles, cost.bytes

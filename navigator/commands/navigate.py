@@ -69,13 +69,25 @@ def cmd_show(args) -> int:
         raise UserError(f"?{only} is not an open hole", where="--hole", fix=f"open holes: {holes}")
     if args.region is not None:
         check_region(workspace, args.region)
+    simulated = _simulated(workspace, only, args) if args.simulate else None
+    with_hints = args.hints or args.simulate
     menus = workspace.session.menus()
     if args.json:
-        print_json(show_json(workspace, menus, only, region=args.region, with_hints=args.hints))
+        print_json(show_json(workspace, menus, only, region=args.region, with_hints=with_hints, simulated=simulated))
     else:
         print(format_show(workspace, menus, only, verbose=args.verbose, region=args.region, open_only=args.open,
-                          with_hints=args.hints))
+                          with_hints=with_hints, simulated=simulated))
     return 0
+
+
+def _simulated(workspace, hole: int | None, args) -> dict:
+    """(hole, option id) -> OptionSimulation for the options `show --simulate` simulates."""
+    from navigator.actions.simulate_options import simulate_options
+
+    found = simulate_options(workspace, hole, args.simulate_limit,
+                             progress=lambda e: say(f"navigator: simulated option {e.number} of ?{e.hole}"
+                                                    + (" (cached)" if e.cached else "")))
+    return {(e.hole, e.option): e for e in found}
 
 
 # ---------------------------------------------------------------- fill / undo / redo
@@ -286,6 +298,12 @@ def register(subs) -> None:
     show.add_argument("--open", action="store_true",
                       help="leave out the sketch: only the open holes' menus, grouped by region")
     _add_hints_flag(show)
+    show.add_argument("--simulate", action="store_true",
+                      help="simulate the options of --hole (default: the first open hole), best hints first: "
+                           "each with the current choices and the heuristic for the rest; prints sim. cycles "
+                           "next to the est. hint (cached per schedule, data and hardware)")
+    show.add_argument("--simulate-limit", metavar="N", type=whole_number(1, "a number of options"), default=16,
+                      help="simulate at most N options (default 16)")
     _add_common(show)
     show.set_defaults(run=cmd_show)
 

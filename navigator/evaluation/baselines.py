@@ -9,11 +9,12 @@
   fewest regions (fuseflow.analysis.fusion_shortcuts.largest_fusion), with the reason full fusion is
   illegal.
 
-Each region's order: the six best by the symbolic roofline estimate (FLOPs from the policy's
-loop chains, bytes from `fuseflow.cost.estimate`) are simulated and the fastest wins; within 1% of it,
+Each region's order: the six with the fewest estimated cycles (`fuseflow.cost.estimate`, the
+model of the simulator, under the setting) are simulated and the fastest wins; within 1% of it,
 the one that moves fewer bytes. Par factors are 1 and streams scalar unless `parallel`, which
-forks the outermost dense level over the largest allowed factor up to the hardware's lanes
-and gives the innermost level the widest allowed stream shape. Block mode stays off.
+takes the heuristic's factors and stream shape (fuseflow.cost.completion: the outermost dense
+level forks over the largest allowed factor up to the hardware's lanes, the innermost level
+takes the widest allowed stream shape). Block mode stays off.
 """
 
 from __future__ import annotations
@@ -30,12 +31,13 @@ from fuseflow.cost.hardware import Hardware
 from fuseflow.program.ir import Program, Region
 from fuseflow.analysis.unification import unify_region
 from fuseflow.analysis.orders import OrderSpace, default_order
-from fuseflow.schedule import RegionSchedule, Schedule, allowed_stream_shapes, levels
+from fuseflow.schedule import RegionSchedule, Schedule
 
 ORDER_LIMIT = 20000     # orders scored per region (the first ones in enumeration order)
 #: the settings `navigator compare` runs every baseline under, side by side
 SETTINGS = ("defaults", "parallel")
 SHORTLIST = 6           # orders per region that are simulated
+PREDICTED = 64          # orders per region whose cycles are estimated to pick the shortlist
 TIE = 0.01              # cycles within this fraction of the fastest count as a tie
 
 
@@ -52,40 +54,45 @@ class Baseline:
     tuned: bool = True     # False: each region in its default order
 
 def shortlist(program: Program, binding: Binding, region: Region, hw: Hardware, policy: str,
-              keep: int | None = SHORTLIST, dense_fixed: bool = False) -> list[tuple[str, ...]]:
-    """The legal orders with the best symbolic roofline estimate (FLOPs from the policy's
-    contexts, bytes from `fuseflow.cost.estimate`), best first; ties keep the enumeration order.
-    `keep=None` keeps every legal order (up to ORDER_LIMIT)."""
+              keep: int | None = SHORTLIST, dense_fixed: bool = False, parallel: bool = False,
+              stats=None) -> list[tuple[str, ...]]:
+    """The legal orders with the fewest estimated cycles under the setting (fuseflow.cost.estimate,
+    which predicts the simulator), best first; ties keep the enumeration order. Orders beyond
+    PREDICTED are first ranked by their logical figures (FLOPs, then bytes). `keep=None` keeps
+    every legal order (up to ORDER_LIMIT), unranked."""
+    from fuseflow.cost.estimate import region_cost
+
     space = OrderSpace.of_region(region, dense_fixed)
+    orders = [tuple(order) for rank, order in zip(range(ORDER_LIMIT), space)]
+    if keep is None:
+        return orders
     model = RegionCostModel(program, binding, region, hw)
+    if len(orders) > PREDICTED:
+        logical = {o: model.cost(o, policy) for o in orders}
+        orders = sorted(orders, key=lambda o: (logical[o].flops, logical[o].bytes))[:PREDICTED]
     scored = []
-    for rank, order in enumerate(space):
-        if rank >= ORDER_LIMIT:
-            break
-        cost = model.cost(order, policy)
-        scored.append(((max(cost.flops / hw.peak_ops_per_cycle, cost.bytes / hw.memory_bytes_per_cycle), cost.flops,
-                        rank), order))
+    for rank, order in enumerate(orders):
+        rs = region_schedule(program, binding, region.ops, order, hw, parallel)
+        cost = region_cost(program, binding, rs, hw, policy, stats, model)
+        scored.append(((cost.timing.cycles, cost.flops, rank), order))
     scored.sort()
     return [order for _, order in scored[:keep]]
 
 
 def region_schedule(program: Program, binding: Binding, ops, order, hw: Hardware,
                     parallel: bool = False) -> RegionSchedule:
-    """Par factors 1 and scalar streams; with `parallel`, the outermost dense level forks over
-    the largest allowed factor up to the hardware's lanes and the innermost level gets the
-    widest allowed stream shape."""
+    """Par factors 1 and scalar streams; with `parallel`, the heuristic's factors and stream
+    shape (fuseflow.cost.completion: the outermost dense level forks over the largest allowed
+    factor up to the hardware's lanes, the innermost level takes the widest allowed shape)."""
+    from fuseflow.cost.completion import heuristic_factors, widest_shape
+
     region = unify_region(program, tuple(ops))
-    par = [1] * len(order)
-    shape = 1
-    if parallel:
-        lvls = levels(region, order, binding)
-        for level in lvls:
-            allowed = [f for f in level.allowed_par_factors if f <= hw.lanes]
-            if not level.compressed and max(allowed) > 1:
-                par[level.position] = max(allowed)
-                break
-        shape = max(allowed_stream_shapes(lvls[-1]))
-    return RegionSchedule(region.ops, tuple(order), tuple(par), shape, False)
+    order = tuple(order)
+    if not parallel:
+        return RegionSchedule(region.ops, order, (1,) * len(order), 1, False)
+    factors = heuristic_factors(region, order, binding, hw)
+    return RegionSchedule(region.ops, order, tuple(factors[v] for v in order),
+                          widest_shape(region, order, binding, hw), False)
 
 
 def describe_setting(setting: str, hw: Hardware) -> str:
@@ -143,8 +150,8 @@ def tune(machine, grouping, parallel: bool = False, dense_fixed: bool = False, t
         from simulator.fast import TooLarge
 
         candidates, refused = [], None
-        choices = shortlist(program, binding, region, hw, machine.policy, orders, dense_fixed=dense_fixed) \
-            if tuned else [default_order(region)]
+        choices = shortlist(program, binding, region, hw, machine.policy, orders, dense_fixed, parallel,
+                            machine.statistics) if tuned else [default_order(region)]
         for order in choices:
             try:
                 candidates.append(machine.simulate(region_schedule(program, binding, ops, order, hw, parallel)))

@@ -32,7 +32,8 @@ def region_breakdown(r: dict) -> str:
 
 #: how a bounded queue's stall entered the slowest primitive (simulator.timing.queue_model)
 _STALL_TERMS = {"stepped": "; queue stall x{stall:.3f} (pipeline stepped)",
-                "bound": "; queue stall not stepped (too many tokens: the cycles are a lower bound)"}
+                "bound": "; queue stall not stepped (too many tokens: the cycles are a lower bound)",
+                "not modelled": "; queue stall not modelled (with bounded queues the estimate is a lower bound)"}
 
 
 def format_estimate(d: dict, schedule_name: str = "") -> str:
@@ -41,19 +42,23 @@ def format_estimate(d: dict, schedule_name: str = "") -> str:
              f"cost model, not simulated (policy {d['policy']}, hardware {d['hardware']}; drop --estimate to "
              "simulate)",
              f"  data: {d['data']}",
-             f"  FLOPs {figure(d['flops'])}  bytes {figure(d['bytes'])} estimated  intensity {figure(d['intensity'])} ops/byte "
-             f"(ridge {figure(d['ridge_intensity'])})",
-             f"  {ScheduleBound(d['roofline'], d['roofline_share']).describe('estimated cycles')}",
-             f"  est. cycles {figure(d['cycles'])}: the sum of the {len(d['regions'])} regions' roofline terms "
-             "(par factors, stream shapes and block mode not modelled yet)"]
+             f"  FLOPs {figure(d['flops'])}  bytes {figure(d['bytes'])} estimated  intensity {figure(d['intensity'])} "
+             f"ops/byte (ridge {figure(d['ridge_intensity'])})",
+             f"  {ScheduleBound(d['roofline'], d['roofline_share']).describe('est. cycles')}",
+             f"  est. cycles {figure(d['cycles'])}: the sum of the {len(d['regions'])} regions', each predicted by "
+             "the simulator's rules on counts predicted from the data's statistics"]
     for r in d["regions"]:
-        par = " ".join(map(str, r["par_factors"]))
-        lines.append(f"  [{' '.join(r['ops'])}] order {r['order']} par {par}: {r['roofline']}, est. cycles "
-                     f"{figure(r['cycles'])} = the larger of memory {figure(r['memory_cycles'])} and arithmetic "
-                     f"{figure(r['arithmetic_cycles'])}")
+        lines.append(f"  [{' '.join(r['ops'])}] order {r['order']} par {' '.join(map(str, r['par_factors']))}"
+                     f"{_modes(r)}: {r['roofline']}")
+        lines.append(f"    est. {region_breakdown(r)}")
         lines.append(f"    FLOPs {figure(r['flops'])}, bytes read {figure(r['bytes_read'])}, "
                      f"written {figure(r['bytes_written'])} (estimated)")
     return "\n".join(lines)
+
+
+def _modes(r: dict) -> str:
+    modes = ([f"vector {r['stream_shape']}"] if r["stream_shape"] > 1 else []) + (["block"] if r["block_sparse"] else [])
+    return " " + " ".join(modes) if modes else ""
 
 
 def format_report(report, schedule_name: str = "") -> str:
@@ -69,13 +74,7 @@ def format_report(report, schedule_name: str = "") -> str:
              f"({d['seconds'] * 1e3:.4g} ms at {hw.clock_ghz:g} GHz)"]
     for r in d["regions"]:
         par = " ".join(map(str, r["par_factors"]))
-        modes = []
-        if r["stream_shape"] > 1:
-            modes.append(f"vector {r['stream_shape']}")
-        if r["block_sparse"]:
-            modes.append("block")
-        lines.append(f"  [{' '.join(r['ops'])}] order {r['order']} par {par}{' ' + ' '.join(modes) if modes else ''}: "
-                     f"{r['roofline']}")
+        lines.append(f"  [{' '.join(r['ops'])}] order {r['order']} par {par}{_modes(r)}: {r['roofline']}")
         lines.append(f"    {region_breakdown(r)}")
         spilled = f", spilled {figure(r['spill_bytes'])}" if r.get("spill_bytes") else ""
         lines.append(f"    FLOPs {figure(r['flops'])}, bytes read {figure(r['bytes_read'])}, "

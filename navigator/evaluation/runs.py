@@ -42,26 +42,20 @@ def estimate_schedule(program, binding, schedule, hardware, *, where: str, polic
     """The cost model's figures for a legal schedule read from `where`, in the simulated
     report's form (`"kind": "estimated"`): what `check` and the cost hints compute for it."""
     from fuseflow.cost.estimate import schedule_cost
+    from navigator.fuseflow.data_statistics import data_statistics
 
     check_legal(program, binding, schedule, where, dense_fixed)
-    cost = schedule_cost(program, binding, schedule, hardware, policy)
-    bound = cost.bound
+    cost = schedule_cost(program, binding, schedule, hardware, policy, data_statistics(program, binding))
     regions = []
-    for rs, r in zip(schedule.regions, cost.regions):
-        memory, arithmetic = cost.region_terms(r)
-        term = "memory" if memory > arithmetic else "arithmetic"
-        regions.append({"ops": list(r.ops), "order": " ".join(r.order), "par_factors": list(rs.par_factors),
-                        "stream_shape": rs.stream_shape, "block_sparse": rs.block_sparse, "flops": r.flops,
-                        "bytes_read": r.bytes_read, "bytes_written": r.bytes_written,
-                        "cycles": cost.region_cycles(r), "bound": term, "bottleneck": term,
-                        "memory_cycles": memory, "arithmetic_cycles": arithmetic,
-                        "roofline": cost.region_roofline(r),
-                        "recompute": {c.op: c.recompute for c in r.op_costs}})
+    for rs, region, entry in zip(schedule.regions, cost.regions, cost.to_dict()["regions"]):
+        regions.append({"ops": entry["ops"], "order": entry["order"], "par_factors": list(rs.par_factors),
+                        "stream_shape": rs.stream_shape, "block_sparse": rs.block_sparse,
+                        **{k: v for k, v in entry.items() if k not in ("ops", "order")}})
+    summary = cost.to_dict()
+    summary.pop("regions")
     return {"kind": "estimated", "program": program.name, "data": binding.data_source, "policy": policy,
-            "hardware": hardware.source, "flops": cost.flops, "bytes": cost.bytes, "intensity": cost.intensity,
-            "ridge_intensity": hardware.ridge_intensity, "roofline": bound.roofline,
-            "roofline_share": bound.share, "cycles": cost.roofline_cycles,
-            "seconds": cost.roofline_cycles / (hardware.clock_ghz * 1e9), "regions": regions}
+            "hardware": hardware.source, **summary,
+            "seconds": cost.cycles / (hardware.clock_ghz * 1e9), "regions": regions}
 
 
 def _check_exact_size(program, binding, schedule, hardware, policy: str, seed: int | None) -> None:

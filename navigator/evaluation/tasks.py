@@ -108,6 +108,16 @@ def simulate(inputs: Inputs, schedule, config: EvalConfig) -> dict[str, Any]:
     return report.to_dict()
 
 
+def simulated_cycles(inputs: Inputs, schedule, config: EvalConfig) -> dict[str, Any]:
+    """`{"cycles": …}`, or `{"problem": …}` when the fast executor refuses the schedule as too large."""
+    from simulator.fast import TooLarge
+
+    try:
+        return {"cycles": simulate(inputs, schedule, config)["cycles"]}
+    except TooLarge as exc:
+        return {"problem": exc.bare_message}
+
+
 @contextmanager
 def time_limit(seconds: float | None) -> Iterator[None]:
     """Raise CandidateTimeout after `seconds` (SIGALRM; only in a main thread, e.g. a pool worker).

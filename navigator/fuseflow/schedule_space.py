@@ -70,6 +70,13 @@ class ScheduleSpace:
             self._binding = self.bind_program()
         return self._binding
 
+    @cached_property
+    def statistics(self) -> "DataStatistics":
+        """The data's statistics the estimate reads (measured once, when first needed)."""
+        from navigator.fuseflow.data_statistics import data_statistics
+
+        return data_statistics(self.program, self.binding)
+
     @classmethod
     def build(cls, program: Program, binding: "Binding", library_path: str | Path | None = None,
               library: tuple[Library, str] | None = None) -> "ScheduleSpace":

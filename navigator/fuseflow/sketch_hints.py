@@ -18,6 +18,7 @@ from navigator.synth import Menus, Oracle, Sketch
 if TYPE_CHECKING:
     from fuseflow.cost.hints import CostHint
     from fuseflow.cost.hardware import Hardware
+    from fuseflow.cost.statistics import DataStatistics
     from fuseflow.program.binding import Binding
     from fuseflow.program.ir import Program
 
@@ -31,6 +32,9 @@ class HintedSpace(Protocol):
     @property
     def binding(self) -> "Binding": ...
 
+    @property
+    def statistics(self) -> "DataStatistics": ...
+
 
 class SketchHints:
     """Hints for the sketches of one schedule space; keeps fuseflow's memo between calls."""
@@ -41,7 +45,8 @@ class SketchHints:
         from fuseflow.cost.hardware import load_hardware
 
         self.space = space
-        self.costs: CostHints = CostHints(space.program, space.binding, hardware or load_hardware())
+        self.costs: CostHints = CostHints(space.program, space.binding, hardware or load_hardware(),
+                                          stats=space.statistics)
         #: shortcut function -> its grouping (the FuseFlow library names them so)
         self.shortcuts = offered_shortcuts(space.program)
 
@@ -77,10 +82,13 @@ class SketchHints:
         return costs.partial(placed, state)
 
     @staticmethod
-    def _region(region: PlacedRegion, grouping, index: int) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
-        """The ops of one placed region and its order, when chosen."""
+    def _region(region: PlacedRegion, grouping, index: int):
+        """The ops of one placed region and what is chosen of it (fuseflow.cost.hints.Choices)."""
+        from fuseflow.cost.hints import Choices
+
         if region.order_step is not None:
-            return region.ops, region.order
+            shape, block = region.vector()
+            return region.ops, Choices.of(region.order, region.factors(), shape, block)
         if grouping is not None:
             return tuple(grouping[index]), None
         if region.listed_ops is None:

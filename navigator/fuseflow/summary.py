@@ -29,8 +29,10 @@ def program_summary(program: Program, binding: Binding, hw: Hardware, dense_fixe
             "orders": space.count(),
             "default_order": " ".join(default_order(region)),
         })
+    from navigator.fuseflow.data_statistics import data_statistics
+
     schedule = default_schedule(program)
-    cost = schedule_cost(program, binding, schedule, hw)
+    cost = schedule_cost(program, binding, schedule, hw, stats=data_statistics(program, binding))
     return {
         "program": program.name,
         "description": program.description,
@@ -69,15 +71,15 @@ def format_summary(summary: dict) -> str:
                      f"(constraints: {cons}; default {r['default_order']})")
     d = summary["default_schedule"]
     lines.append(f"default schedule ({_regions(len(d['regions']))}, hardware: {summary['hardware']}), estimated by the "
-                 "cost model, not simulated (`navigator eval` simulates):")
-    lines.append(f"  FLOPs {figure(d['flops'])}  bytes {figure(d['bytes'])} estimated  intensity {figure(d['intensity'])} ops/byte "
-                 f"(ridge {figure(d['ridge_intensity'])})")
-    bound = ScheduleBound(d["roofline"], d["roofline_share"]).describe("estimated cycles")
-    lines.append(f"  {bound}; ~{figure(d['roofline_cycles'])} cycles (roofline estimate: the sum of the regions')")
+                 "cost model (est.), not simulated (`navigator eval` simulates):")
+    lines.append(f"  est. FLOPs {figure(d['flops'])}  bytes {figure(d['bytes'])}  intensity {figure(d['intensity'])} "
+                 f"ops/byte (ridge {figure(d['ridge_intensity'])})")
+    bound = ScheduleBound(d["roofline"], d["roofline_share"]).describe("est. cycles")
+    lines.append(f"  {bound}; est. {figure(d['cycles'])} cycles (the sum of the regions')")
     for r in d["regions"]:
-        lines.append(f"  [{' '.join(r['ops'])}] order {r['order']}: FLOPs {figure(r['flops'])}, "
-                     f"bytes read {figure(r['bytes_read'])}, written {figure(r['bytes_written'])} (estimated); "
-                     f"{r['roofline']}, ~{figure(r['roofline_cycles'])} cycles")
+        lines.append(f"  [{' '.join(r['ops'])}] order {r['order']}: est. {figure(r['cycles'])} cycles, "
+                     f"{r['roofline']}, bound by {r['bottleneck']}; FLOPs {figure(r['flops'])}, "
+                     f"bytes read {figure(r['bytes_read'])}, written {figure(r['bytes_written'])}")
     return "\n".join(lines)
 
 

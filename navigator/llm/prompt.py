@@ -229,17 +229,25 @@ def _regions_text(context: "StrategyContext", hardware) -> str:
     heading = "## Regions if every open hole took its default (cost model estimates, not simulated)"
     try:
         schedule = space.schedule_of(complete_for_scoring(context.oracle, context.sketch))
-        cost = schedule_cost(space.program, space.binding, schedule, hardware)
+        cost = schedule_cost(space.program, space.binding, schedule, hardware, stats=space.statistics)
     except UserError as exc:
         return f"{heading}\n(no estimate: {exc.bare_message})"
     lines = [heading]
     for region in cost.regions:
         cycles = cost.region_cycles(region)
         lines.append(f"{'+'.join(region.ops)} [order {' '.join(region.order)}]: {cost.region_roofline(region)}, "
-                     f"~{figure(cycles)} cycles, {figure(region.bytes)} bytes, {figure(region.flops)} FLOPs")
-    lines.append(f"total: ~{figure(cost.roofline_cycles)} cycles, {figure(cost.bytes)} bytes, "
+                     f"est. {figure(cycles)} cycles ({_bound_by(region.timing)}), {figure(region.bytes)} bytes, "
+                     f"{figure(region.flops)} FLOPs")
+    lines.append(f"total: est. {figure(cost.cycles)} cycles, {figure(cost.bytes)} bytes, "
                  f"{figure(cost.flops)} FLOPs; {cost.bound.describe('estimated cycles')}")
     return "\n".join(lines)
+
+
+def _bound_by(timing) -> str:
+    """What sets a region's estimated cycles, in a few words: memory, arithmetic, or its slowest primitive."""
+    if timing.bound in ("memory", "arithmetic"):
+        return f"bound by {timing.bound}"
+    return f"bound by {timing.bottleneck}"
 
 
 # ---------------------------------------------------------------- one hole's menu
@@ -297,10 +305,10 @@ _MISSING = object()
 
 def _listed(entries: list[MenuEntry], max_options: int) -> list[MenuEntry]:
     """All entries in menu order when they fit; else the default, then the best by cost hint
-    (no hint last, then menu order)."""
+    (estimates before bounds, no hint last, then menu order)."""
     if len(entries) <= max_options:
         return entries
-    ranked = sorted(entries, key=lambda e: (not e.default, e.hint is None,
+    ranked = sorted(entries, key=lambda e: (not e.default, e.hint is None, e.hint is not None and not e.hint.exact,
                                             e.hint.key if e.hint is not None else (), e.number))
     return ranked[:max_options]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from fuseflow.support.errors import UserError, one_line, show_value
+from fuseflow.support.numbers import figure
 from navigator.lang import Library
 from navigator.present.choice import compact_labels, count_text
 from navigator.present.regions import RegionView, region_view
@@ -32,7 +33,7 @@ _ALTERNATIVES_SHOWN = 3
 def _plural(count: Count, word: str) -> str:
     if count.unbounded:
         return f"unboundedly many {word}s"
-    return f"{count.value} {word}" + ("" if count.value == 1 else "s")
+    return f"{figure(count.value)} {word}" + ("" if count.value == 1 else "s")
 
 
 # ---------------------------------------------------------------- show
@@ -83,9 +84,27 @@ def _hint_text(hint: CostHint | None) -> str:
     return f", {hint.describe()}" if hint is not None else ""
 
 
-def hole_json(menu: HoleMenu, library: Library | None = None, hints: Hints | None = None) -> dict[str, Any]:
+def _simulated_text(found) -> str:
+    """`, sim. 4,487,009 cycles` (this option, the current choices, the heuristic for the rest)."""
+    if found is None:
+        return ""
+    if found.cycles is None:
+        return f", sim. not run ({found.problem})" if found.problem else ", sim. cancelled"
+    return f", sim. {figure(found.cycles)} cycles" + (" (cached)" if found.cached else "")
+
+
+def simulated_cell(found) -> str:
+    """The TUI's sim. cell of an option (navigator.actions.simulate_options.OptionSimulation)."""
+    if found.cycles is None:
+        return "too large" if found.problem else "cancelled"
+    return figure(found.cycles)
+
+
+def hole_json(menu: HoleMenu, library: Library | None = None, hints: Hints | None = None,
+              simulated: Mapping | None = None) -> dict[str, Any]:
     default = next((i for i, o in enumerate(menu.options, 1) if o.is_default), None)
     hints = hints or {}
+    simulated = simulated or {}
     return {
         "hole": menu.hole,
         "label": f"?{menu.hole}",
@@ -97,6 +116,8 @@ def hole_json(menu: HoleMenu, library: Library | None = None, hints: Hints | Non
                      "count": o.count.to_json(), "subtree_count": o.subtree_count.to_json(),
                      "default": o.is_default, "alias": o.alias,
                      "hint": _hint_json(hints.get((menu.hole, o.id))),
+                     **({"simulated": simulated[(menu.hole, o.id)].to_dict()} if (menu.hole, o.id) in simulated
+                        else {}),
                      "info": _json_safe(_info(library, o.function)) if library is not None else {}}
                     for i, o in enumerate(menu.options, 1)],
     }
@@ -125,7 +146,8 @@ def check_region(workspace: Workspace, region: str) -> RegionView:
 
 
 def show_json(workspace: Workspace, menus: Menus, only_hole: int | None = None,
-              region: str | None = None, with_hints: bool = False) -> dict[str, Any]:
+              region: str | None = None, with_hints: bool = False, simulated: Mapping | None = None
+              ) -> dict[str, Any]:
     session = workspace.session
     view = region_view(session.sketch)
     shown = _menus_shown(menus, only_hole, view, region)
@@ -143,16 +165,18 @@ def show_json(workspace: Workspace, menus: Menus, only_hole: int | None = None,
         "blocked": menus.blocked,
         "open_holes": [h.id for h in session.sketch.holes()],
         "sketch": {"text": format_sketch(session.sketch), "expression": sketch_to_json(session.sketch)},
-        "holes": [{**hole_json(m, workspace.space.library, hints), "region": view.hole_region.get(m.hole)}
+        "holes": [{**hole_json(m, workspace.space.library, hints, simulated), "region": view.hole_region.get(m.hole)}
                   for m in shown],
     }
 
 
 def format_menu(menu: HoleMenu, library: Library | None = None, verbose: bool = False,
-                hints: Hints | None = None) -> list[str]:
+                hints: Hints | None = None, simulated: Mapping | None = None) -> list[str]:
     """A hole's options, each with its function's `info.title` (and with `verbose`, its
-    `info.description`) when the library gives one, and its count and cost hint."""
+    `info.description`) when the library gives one, and its count, cost hint (est.) and
+    simulated figure (sim.: navigator.actions.simulate_options)."""
     hints = hints or {}
+    simulated = simulated or {}
     where = f"{menu.parent_function}.{menu.param}" if menu.parent_function else "the goal"
     lines = [f"?{menu.hole} : {menu.type} ({where})"]
     width = len(str(len(menu.options)))
@@ -165,7 +189,8 @@ def format_menu(menu: HoleMenu, library: Library | None = None, verbose: bool = 
         if description:
             lines.extend(f"  {'':>{width}}    {one_line(line.rstrip())}" for line in description.splitlines())
         lines.append(f"  {'':>{width}}    {_plural(option.count, 'completion')}"
-                     f"{_hint_text(hints.get((menu.hole, option.id)))}")
+                     f"{_hint_text(hints.get((menu.hole, option.id)))}"
+                     f"{_simulated_text(simulated.get((menu.hole, option.id)))}")
     if not menu.options:
         lines.append("  (nothing is offered)")
     return lines
@@ -179,7 +204,8 @@ def _written(workspace: Workspace) -> str:
 
 
 def format_show(workspace: Workspace, menus: Menus, only_hole: int | None = None, verbose: bool = False,
-                region: str | None = None, open_only: bool = False, with_hints: bool = False) -> str:
+                region: str | None = None, open_only: bool = False, with_hints: bool = False,
+                simulated: Mapping | None = None) -> str:
     """The session's header, its sketch and the menus of its open holes. `region` keeps the
     part of the sketch and the holes of one region; `open_only` leaves out the sketch and
     lists the open holes grouped by region (for sketches with hundreds of holes)."""
@@ -217,7 +243,7 @@ def format_show(workspace: Workspace, menus: Menus, only_hole: int | None = None
             if named != heading:
                 lines += [f"== {'region ' + named if named is not None else 'program-wide'}", ""]
                 heading = named
-        lines.extend(format_menu(menu, workspace.space.library, verbose, hints))
+        lines.extend(format_menu(menu, workspace.space.library, verbose, hints, simulated))
     if session.complete:
         what = _written(workspace)
         lines += ["", f"The sketch is complete: `navigator export --json {what}.json` writes its {what}."]

@@ -244,13 +244,35 @@ class NavigatorApp(TerminalApp):
         self.push_screen(HelpScreen())
 
     def action_cancel(self) -> None:
-        """Cancel the running evaluation, strategy and model request (their results are dropped)."""
-        running = [w for w in self.workers if w.group in ("evaluation", "strategy", "model") and not w.is_finished]
+        """Cancel the running evaluation, simulations, strategy and model request (their results are dropped)."""
+        running = [w for w in self.workers
+                   if w.group in ("evaluation", "simulation", "strategy", "model") and not w.is_finished]
         for worker in running:
             worker.cancel()
         self.notify("cancelled: " + ", ".join(sorted({w.group for w in running})) if running else "nothing is running")
         if any(w.group == "evaluation" for w in running):
             self.query_one(EvaluationPane).show_cancelled()
+        if any(w.group == "simulation" for w in running):
+            self.query_one(MenuPane).simulation_cancelled()
+            self._show_menu()
+
+    def action_simulate(self) -> None:
+        """Simulate the options of the selected hole in the background: the menu's sim. column."""
+        if self.hole is None:
+            self.notify(marked("the sketch is complete: no options to simulate"))
+            return
+        if not self.navigation.can_evaluate:
+            self.notify(marked(f"a {self.navigation.kind_label} has no simulator"), severity="warning")
+            return
+        hole, sketch = self.hole, self.navigation.session.sketch
+        try:
+            order = self.navigation.simulation_order(hole)
+        except Exception as exc:  # noqa: BLE001
+            self._failed("simulation", exc)
+            return
+        self.query_one(MenuPane).simulating(hole, sketch, order)
+        self._show_menu()
+        self._simulate(hole, sketch)
 
     def action_auto(self) -> None:
         if self.hole is None:
@@ -358,6 +380,29 @@ class NavigatorApp(TerminalApp):
 
     def _evaluated(self, result) -> None:
         self.query_one(EvaluationPane).show_result(result)
+
+    @work(thread=True, exclusive=True, group="simulation")
+    def _simulate(self, hole: int, sketch) -> None:
+        worker = get_current_worker()
+
+        def arrived(entry) -> None:
+            if not worker.is_cancelled:
+                self.call_from_thread(self._simulated, hole, sketch, entry)
+
+        try:
+            self.navigation.simulate_options(hole, cancelled=lambda: worker.is_cancelled, progress=arrived)
+        except Exception as exc:  # noqa: BLE001
+            self.call_from_thread(self._failed, "simulation", exc)
+
+    def _simulated(self, hole: int, sketch, entry) -> None:
+        from navigator.present.views import simulated_cell
+
+        menu = self.query_one(MenuPane)
+        menu.simulated_arrived(hole, sketch, entry.option, simulated_cell(entry))
+        if hole == self.hole and sketch == self.navigation.session.sketch:
+            cursor = menu.cursor_row
+            self._show_menu()
+            menu.move_cursor(row=cursor)
 
     @work(thread=True, exclusive=True, group="hints")
     def _compute_hints(self, hole: int, sketch) -> None:

@@ -337,6 +337,19 @@ class Navigation:
         """What the session navigates, in words: "Honeybee problem", or "program"."""
         return self.workspace.spec.space_kind.label or self.workspace.space.noun
 
+    def simulate_options(self, hole: int, *, cancelled: Callable[[], bool] = lambda: False,
+                         progress: Callable | None = None) -> list:
+        """Simulate the options of `hole`, best hints first (navigator.actions.simulate_options)."""
+        from navigator.actions.simulate_options import simulate_options
+
+        return simulate_options(self.workspace, hole, cancelled=cancelled, progress=progress)
+
+    def simulation_order(self, hole: int) -> list[str]:
+        """The options `simulate_options` will simulate, in its order (to mark them at once)."""
+        from navigator.actions.simulate_options import DEFAULT_LIMIT, ranked_options
+
+        return [option.id for _, option in ranked_options(self.workspace, hole)[:DEFAULT_LIMIT]]
+
     def evaluate(self, *, cancelled: Callable[[], bool] = lambda: False) -> "Evaluation":
         """Simulate the sketch, its open holes at their defaults, and the unfused defaults."""
         from navigator.actions.evaluate_sketch import evaluate_sketch

@@ -17,7 +17,9 @@ KEYS: tuple[tuple[str, str, str], ...] = (
     ("/", "filter", "filter the menu (escape clears)"),
     ("s", "sort", "sort the menu: as listed, by cost hint, by count"),
     ("v", "evaluate", "evaluate the sketch again (open holes at their defaults)"),
-    ("x", "cancel", "cancel the running evaluation, strategy or model request"),
+    ("m", "simulate", "simulate the hole's options, best est. first (at most 16; each with the heuristic for the "
+                      "rest): the sim. column"),
+    ("x", "cancel", "cancel the running evaluation, simulations, strategy or model request"),
     ("h", "history", "go to the history (enter there: undo or redo to that step)"),
     ("tab", "next panel", "move between the sketch, the menu and the history"),
     ("?", "help", "this help"),

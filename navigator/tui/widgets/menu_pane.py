@@ -1,5 +1,6 @@
-"""The menu pane: the selected hole's options with their cost hints, filtered by the box above
-it and sorted as `s` cycles; enter chooses the highlighted option."""
+"""The menu pane: the selected hole's options with their cost hints (est.) and, once `m` has
+simulated them, their simulated cycles (sim.), filtered by the box above it and sorted as `s`
+cycles; enter chooses the highlighted option."""
 
 from __future__ import annotations
 
@@ -65,11 +66,14 @@ class MenuPane(DataTable):
         self._hints: dict[str, Any] = {}
         self._hints_for: tuple | None = None
         self._hints_pending: tuple | None = None
+        #: option id -> the `sim.` cell, for the (hole, sketch) in _simulated_for
+        self._simulated: dict[str, str] = {}
+        self._simulated_for: tuple | None = None
         self.hole: int | None = None  # the hole whose menu is shown
 
     def on_mount(self) -> None:
         # the short columns first: labels and counts can be long, and the hint must stay in view at 80 columns
-        self.add_columns("#", "", "est. cycles", "option", "completions")
+        self.add_columns("#", "", "est. cycles", "sim. cycles", "option", "completions")
 
     # ---- what the app tells it
 
@@ -84,6 +88,20 @@ class MenuPane(DataTable):
 
     def hints_arrived(self, hole: int, sketch, hints: dict[str, Any]) -> None:
         self._hints, self._hints_for = hints, (hole, sketch)
+
+    def simulating(self, hole: int, sketch, option_ids: list[str]) -> None:
+        """`m` started simulating these options of the menu."""
+        if self._simulated_for != (hole, sketch):
+            self._simulated, self._simulated_for = {}, (hole, sketch)
+        for option_id in option_ids:
+            self._simulated.setdefault(option_id, "simulating…")
+
+    def simulated_arrived(self, hole: int, sketch, option_id: str, text: str) -> None:
+        if self._simulated_for == (hole, sketch):
+            self._simulated[option_id] = text
+
+    def simulation_cancelled(self) -> None:
+        self._simulated = {k: ("cancelled" if v == "simulating…" else v) for k, v in self._simulated.items()}
 
     def cycle_sort(self) -> None:
         self._sort = (self._sort + 1) % len(SORTS)
@@ -109,6 +127,7 @@ class MenuPane(DataTable):
             return
         menu = navigation.menu(hole)
         ready = self._hints_for == (hole, navigation.session.sketch)
+        simulated = self._simulated if self._simulated_for == (hole, navigation.session.sketch) else {}
         rows = self._rows(navigation.options(hole))
         shared = menu_context(menu)
         shown = (f"{len(rows)} of {len(menu.options)} shown" if len(rows) <= MENU_ROWS
@@ -118,10 +137,10 @@ class MenuPane(DataTable):
         for row in rows[:MENU_ROWS]:
             mark = "default" if row.default else ("shortcut" if row.shortcut else "")
             hint = self._hints.get(row.id)
-            hint_text = (f"~{figure(hint.cycles)}" + ("" if hint.exact else " (bound)")) if hint is not None else \
-                ("-" if ready else "computing…")
-            self.add_row(plain(row.number), plain(mark), plain(hint_text), plain(row.label), plain(row.count),
-                         key=row.id)
+            hint_text = (figure(hint.cycles) if hint.exact else f">= {figure(hint.cycles)}") if hint is not None \
+                else ("-" if ready else "computing…")
+            self.add_row(plain(row.number), plain(mark), plain(hint_text), plain(simulated.get(row.id, "-")),
+                         plain(row.label), plain(row.count), key=row.id)
 
     def _rows(self, rows: list["OptionRow"]) -> list["OptionRow"]:
         if self.filter_text:
@@ -133,9 +152,10 @@ class MenuPane(DataTable):
             rows.sort(key=lambda r: (-r.count_value, r.number))
         return rows
 
-    def _hint_cycles(self, option_id: str) -> float:
+    def _hint_cycles(self, option_id: str) -> tuple[bool, float]:
+        """Estimates before bounds, fewest cycles first, options without a hint last."""
         hint = self._hints.get(option_id)
-        return hint.cycles if hint is not None else math.inf
+        return (not hint.exact, hint.cycles) if hint is not None else (True, math.inf)
 
     # ---- what it tells the app
 

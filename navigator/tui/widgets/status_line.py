@@ -11,7 +11,8 @@ from textual.worker import Worker
 from navigator.tui.safe_text import plain
 
 #: what each group of the app's workers is called here
-_WORK_NAMES = {"hints": "cost hints", "evaluation": "evaluating", "strategy": "strategy", "model": "asking the model"}
+_WORK_NAMES = {"hints": "cost hints", "evaluation": "evaluating", "simulation": "simulating options", "strategy": "strategy",
+               "model": "asking the model"}
 
 
 class StatusLine(Static):

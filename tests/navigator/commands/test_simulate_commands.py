@@ -201,7 +201,7 @@ def test_eval_compare_and_check_say_what_their_figures_are(capsys, gcn_schedule,
     code, out, _ = _run(capsys, "compare", "gcn", "--data", shared_datasets / "cora.npz", "--json")
     assert json.loads(out)["data"].startswith(f"file {shared_datasets / 'cora.npz'}: 2,708 vertices")
     code, out, _ = _run(capsys, "check", "gcn", *SMALL_GCN)
-    assert "estimated by the cost model, not simulated" in out and "bytes read" in out and "(estimated)" in out
+    assert "estimated by the cost model (est.), not simulated" in out and "bytes read" in out and "est. " in out
 
 
 def test_check_names_the_bound_vertex_count_not_the_presets(capsys):
@@ -220,6 +220,7 @@ def test_eval_estimate_is_what_check_and_the_hints_say(capsys, gcn_schedule):
     from fuseflow.cost.hardware import load_hardware
     from fuseflow.cost.hints import estimate_hint
     from fuseflow.program.binding import bind
+    from navigator.fuseflow.data_statistics import data_statistics
 
     code, out, err = _run(capsys, "eval", gcn_schedule, "--program", "gcn", *SMALL_GCN, "--estimate", "--json")
     assert code == 0, err
@@ -228,16 +229,17 @@ def test_eval_estimate_is_what_check_and_the_hints_say(capsys, gcn_schedule):
     checked = json.loads(out)["default_schedule"]
     assert estimate["kind"] == "estimated"
     assert (estimate["cycles"], estimate["flops"], estimate["bytes"], estimate["roofline"]) == \
-        (checked["roofline_cycles"], checked["flops"], checked["bytes"], checked["roofline"])
-    assert [(r["ops"], r["order"], r["cycles"], r["roofline"]) for r in estimate["regions"]] == \
-        [(r["ops"], r["order"], r["roofline_cycles"], r["roofline"]) for r in checked["regions"]]
+        (checked["cycles"], checked["flops"], checked["bytes"], checked["roofline"])
+    assert [(r["ops"], r["order"], r["cycles"], r["roofline"], r["bottleneck"]) for r in estimate["regions"]] == \
+        [(r["ops"], r["order"], r["cycles"], r["roofline"], r["bottleneck"]) for r in checked["regions"]]
     program = resolve_program("gcn")
     binding = bind(program, dims={"N": 12, "F": 4, "H": 2, "C": 2})
-    hint = estimate_hint(schedule_cost(program, binding, default_schedule(program), load_hardware()))
+    hint = estimate_hint(schedule_cost(program, binding, default_schedule(program), load_hardware(),
+                                       stats=data_statistics(program, binding)))
     assert (hint.cycles, hint.flops, hint.bytes) == (estimate["cycles"], estimate["flops"], estimate["bytes"])
     for region in estimate["regions"]:
-        assert region["bottleneck"] in ("memory", "arithmetic")
-        assert region["cycles"] == max(region["memory_cycles"], region["arithmetic_cycles"])
+        terms = (region["compute_cycles"], region["memory_cycles"], region["arithmetic_cycles"])
+        assert region["cycles"] == max(terms) + region["fill_cycles"]
     code, out, _ = _run(capsys, "eval", gcn_schedule, "--program", "gcn", *SMALL_GCN, "--estimate")
     assert "estimated by the cost model, not simulated" in out and "est. cycles" in out and "[aggregate1]" in out
 

@@ -66,8 +66,8 @@ def test_estimate_regions_sum_to_its_total_and_share_its_class(name, tmp_path):
     for bandwidth in (0.01, 1.0, 1000.0):
         cost = schedule_cost(program, binding, default_schedule(program), _hardware(tmp_path, bandwidth))
         d = cost.to_dict()
-        assert d["kind"] == "estimate"
-        assert d["roofline_cycles"] == pytest.approx(sum(r["roofline_cycles"] for r in d["regions"]))
+        assert d["kind"] == "estimated"
+        assert d["cycles"] == pytest.approx(sum(r["cycles"] for r in d["regions"]))
         classes = {r["roofline"] for r in d["regions"]}
         if len(classes) == 1:
             assert d["roofline"] == classes.pop()
