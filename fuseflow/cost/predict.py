@@ -77,11 +77,14 @@ class _OpStreams:
             depth += 1
         return depth
 
-    def count(self, vars_, coarsen: dict[str, int] | None = None, drop: frozenset[str] = frozenset()) -> float:
+    def count(self, vars_, coarsen: dict[str, int] | None = None, drop: frozenset[str] = frozenset(),
+              extra: frozenset[str] = frozenset()) -> float:
         """Distinct points of the op over `vars_` (coordinates divided by `coarsen`), thinned by
-        its sparse operands but those in `drop`."""
+        its sparse operands but those in `drop`, and by the memory operands in `extra` (a left
+        join's follower, which the op reads where it is stored but does not iterate)."""
         coarsen = coarsen or {}
-        key = (frozenset(vars_), tuple(sorted((v, c) for v, c in coarsen.items() if v in vars_ and c > 1)), drop)
+        key = (frozenset(vars_), tuple(sorted((v, c) for v, c in coarsen.items() if v in vars_ and c > 1)), drop,
+               extra)
         found = self._memo.get(key)
         if found is not None:
             return found
@@ -89,9 +92,10 @@ class _OpStreams:
         total = 1.0
         for v in vars_:
             total *= -(-self.extents[v] // coarsen.get(v, 1))
-        for k in self.sparse:
-            if k in drop:
-                continue
+        thinning = [k for k in self.sparse if k not in drop or k in extra] + sorted(
+            k for k in extra if k in self.operands and k not in self.sparse
+            and "compressed" in self.operands[k].formats)
+        for k in thinning:
             operand = self.operands[k]
             depth = self._depth(operand, vars_)
             if not depth or "compressed" not in operand.formats[:depth]:
@@ -134,11 +138,12 @@ class _OpStreams:
             split = np.multiply.outer(split, share).ravel()
         return split
 
-    def stream(self, vars_: tuple[str, ...], drop: frozenset[str] = frozenset(), walk: float | None = None) -> Counts:
+    def stream(self, vars_: tuple[str, ...], drop: frozenset[str] = frozenset(), walk: float | None = None,
+               extra: frozenset[str] = frozenset()) -> Counts:
         """The counts of a stream over the chain prefix `vars_` (a merge visiting `walk` points)."""
         coarsen = self.op.coarsen
-        data = self.count(vars_, None, drop)
-        tiles = self.count(vars_, coarsen, drop)
+        data = self.count(vars_, None, drop, extra)
+        tiles = self.count(vars_, coarsen, drop, extra)
         fibers = self.count(vars_[:-1], coarsen, drop) if vars_ else 0.0
         walk_tiles = tiles if walk is None else tiles * (walk / data if data else 1.0)
         return Counts(data, fibers, 0 if walk is None else walk, walk_tiles, fibers,
@@ -152,6 +157,11 @@ def predict_region(plan: RegionPlan, stats: DataStatistics, hw: Hardware) -> Reg
     streams = {op.name: _OpStreams(plan, op, fibers.visited[op.name], stats) for op in plan.ops}
     written: dict[str, list[float]] = {}
     vb, ib = hw.value_bytes, hw.index_bytes
+
+    def thin_of(op: OpPlan, key: str) -> frozenset[str]:
+        inp = op.inputs.get(key)
+        return streams[inp.producer].thinning if inp is not None and inp.kind == "buffer" else frozenset({key})
+
     for op in plan.ops:
         s = streams[op.name]
         chain = op.chain
@@ -161,10 +171,15 @@ def predict_region(plan: RegionPlan, stats: DataStatistics, hw: Hardware) -> Reg
             prefix = chain[:level.depth + 1]
             merged = s.stream(prefix)
             level_leaves = frozenset(leaves(level.support))
-            _predict_node(level.iterator, s, prefix, level_leaves, counts)
+            level_thin = frozenset().union(*(thin_of(op, k) for k in level_leaves))
+            _predict_node(level.iterator, s, prefix, level_thin, lambda k, op=op: thin_of(op, k), counts)
             for spid, jpid, key in level.leftjoins:
-                counts[spid] = s.stream(prefix, level_leaves - {key})
-                counts[jpid] = s.stream(prefix, walk=merged.data)
+                # the follower's fibers under the merge's parents (a buffer's: where its producer's
+                # points lie); the join walks both
+                follows = thin_of(op, key)
+                follower = counts[spid] = s.stream(prefix, level_thin, extra=follows)
+                both = s.count(prefix, None, frozenset(), follows)
+                counts[jpid] = s.stream(prefix, walk=merged.data + follower.data - both)
             for pid in ([level.fork] if level.fork is not None else []) + [p for p, _, _ in level.locates] + \
                     [p for p, _, _ in level.repeats] + [p for p, _ in level.reads]:
                 counts[pid] = merged
@@ -207,16 +222,20 @@ def predict_region(plan: RegionPlan, stats: DataStatistics, hw: Hardware) -> Reg
     return RegionPrediction(plan, run, traffic, timing, _flops(plan, counts))
 
 
-def _predict_node(node, s: _OpStreams, prefix, level_leaves: frozenset[str], counts: dict[int, Counts]) -> float:
-    """Counts of a merge tree's primitives; returns the points the node emits."""
-    mine = frozenset(leaves_of(node))
-    emitted = s.count(prefix, None, level_leaves - mine)
+def _predict_node(node, s: _OpStreams, prefix, level_thin: frozenset[str], thin_of,
+                  counts: dict[int, Counts]) -> float:
+    """Counts of a merge tree's primitives; returns the points the node emits. `thin_of(key)`:
+    the memory operands a leaf's points lie in (a buffer's: its producer's)."""
+    mine = frozenset().union(*(thin_of(k) for k in leaves_of(node))) if node.kind in ("scan", "and", "or") \
+        else frozenset()
+    drop = level_thin - mine
+    emitted = s.count(prefix, None, drop, mine)
     if node.kind in ("scan", "dense", "empty"):
-        counts[node.pid] = s.stream(prefix, level_leaves - mine) if node.kind != "empty" else Counts()
+        counts[node.pid] = s.stream(prefix, drop, extra=mine) if node.kind != "empty" else Counts()
         return emitted if node.kind != "empty" else 0.0
-    sides = [_predict_node(child, s, prefix, level_leaves, counts) for child in node.children]
+    sides = [_predict_node(child, s, prefix, level_thin, thin_of, counts) for child in node.children]
     walk = max(sum(sides) - emitted, emitted) if node.kind == "and" else emitted
-    counts[node.pid] = s.stream(prefix, level_leaves - mine, walk=walk)
+    counts[node.pid] = s.stream(prefix, drop, walk=walk, extra=mine)
     return emitted
 
 
