@@ -175,8 +175,10 @@ class CostHints:
         if found is not None:
             return found
         model = self._model(ops)
-        if choices.order is not None and not choices.factors and choices.shape is None and choices.block is None \
-                and choices.order not in self._shortlist(model):
+        # an order beyond the shortlist with nothing chosen under it (factors of 1 are forced on
+        # compressed levels) gets a bound: a menu of thousands of orders is not predicted one by one
+        if choices.order is not None and all(f == 1 for _, f in choices.factors) and choices.shape is None \
+                and choices.block is None and choices.order not in self._shortlist(model):
             found = self._arithmetic_bound(model, choices.order)
         elif choices.order is not None:
             found = self._under(model, choices.order, choices, True)

@@ -244,10 +244,14 @@ def _regions_text(context: "StrategyContext", hardware) -> str:
 
 
 def _bound_by(timing) -> str:
-    """What sets a region's estimated cycles, in a few words: memory, arithmetic, or its slowest primitive."""
+    """What sets a region's estimated cycles, in a word or two: memory, arithmetic, or the kind
+    of its slowest primitive (`sparse accumulator`)."""
+    from fuseflow.lower.plan import PRIMITIVE_KINDS
+
     if timing.bound in ("memory", "arithmetic"):
-        return f"bound by {timing.bound}"
-    return f"bound by {timing.bottleneck}"
+        return timing.bound
+    kinds = [k for k in PRIMITIVE_KINDS.values() if f"(the {k} " in timing.bottleneck]
+    return max(kinds, key=len) if kinds else "a primitive"
 
 
 # ---------------------------------------------------------------- one hole's menu

@@ -48,3 +48,36 @@ def test_a_honeybee_problem_has_no_hints_and_no_error(cli, tmp_path):
     data = cli.json("show", "--hints", schema="show")
     assert all(o["hint"] is None for hole in data["holes"] for o in hole["options"])
     assert "est." not in cli("show", "--hints", ok=True).stdout
+
+
+def test_show_simulate_prints_sim_beside_est_and_caches(cli, tmp_path, monkeypatch):
+    """`show --simulate`: the options of the first open hole, best hints first, each simulated
+    with the current choices and the heuristic for the rest; a second run simulates nothing."""
+    monkeypatch.setenv("NAVIGATOR_CACHE_DIR", str(tmp_path / "cache"))
+    cli("start", "gcn", "--dim", "N=8", ok=True)
+    cli("fill", "0", "1", ok=True)
+    first = cli("show", "--simulate", "--simulate-limit", "2", ok=True)
+    lines = [line for line in first.stdout.splitlines() if "sim. " in line]
+    assert len(lines) == 2 and all(re.search(r"est\. \S+ cycles.*, sim\. \S+ cycles$", line) for line in lines)
+    again = cli("show", "--simulate", "--simulate-limit", "2", ok=True)
+    assert again.stdout.count("(cached)") == 2
+    data = cli.json("show", "--simulate", "--simulate-limit", "2", schema="show")
+    simulated = [o["simulated"] for hole in data["holes"] for o in hole["options"] if "simulated" in o]
+    assert len(simulated) == 2 and all(s["sim_cycles"] > 0 and s["cached"] for s in simulated)
+
+
+def test_show_simulate_refuses_a_complete_sketch_and_a_honeybee_problem(cli, tmp_path):
+    cli("start", "spmm", "--dim", "N=2", "--dim", "J=2", ok=True)
+    cli("fill", "0", "--auto", "default", "--all", ok=True)
+    done = cli("show", "--simulate")
+    assert done.returncode == 2 and done.stdout == ""
+    line, = done.stderr.strip().splitlines()
+    assert "--simulate" in line and "the sketch is complete" in line
+    (tmp_path / "plan.hblib.toml").write_text(
+        '[Type.Plan]\nparams.size = "Int"\n[Function.plan]\nret = "Plan"\ncondition = ["ret.size = 2"]\n', encoding="utf-8")
+    (tmp_path / "plan.hb.toml").write_text('[Goal]\nname = "Plan"\n', encoding="utf-8")
+    cli("start", "plan.hb.toml", "--library", "plan.hblib.toml", "--force", "--no-forced", ok=True)
+    problem = cli("show", "--simulate")
+    assert problem.returncode == 2 and problem.stdout == ""
+    line, = problem.stderr.strip().splitlines()
+    assert "--simulate" in line and "no cost model or simulator" in line

@@ -180,12 +180,16 @@ def test_verbose_counts_the_prompt_with_the_servers_tokenizer(session, servers):
 
 def test_the_estimate_is_near_the_count_a_server_gave(session, servers):
     """gcn's first question of `fill ?0 --auto llm`: 1,411 tokens counted by a llama.cpp server
-    (the issue's report); characters / 4 said 961."""
+    (the issue's report); characters / 4 said 961. The question has grown since that count: the
+    cost model's region figures now carry the simulator's cycles (7-8 digits where they had 6-7)
+    and what bounds each region, so the estimate is held to its stated error (ESTIMATE_ERROR)."""
+    from navigator.llm.tokens import ESTIMATE_ERROR
+
     session("undo", ok=True)
     chat = servers("llama-server")
     assert fill(session, chat.url, hole="?0").returncode == 0
     messages = chat.chat_requests[0].body["messages"]
-    assert abs(estimate_tokens(messages) - 1411) < 1411 * 0.1
+    assert abs(estimate_tokens(messages) - 1411) < 1411 * ESTIMATE_ERROR
 
 
 # ---------------------------------------------------------------- cut-off answers

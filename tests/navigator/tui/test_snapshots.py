@@ -77,7 +77,7 @@ def clear_toasts(app) -> None:
 @pytest.mark.parametrize("size", [SIZE, SMALL], ids=["100x30", "80x24"])
 def test_start(snap_compare, size):
     expect = ("gcn — .navigator/session.json", "started gcn in", "?0 : Schedule",
-              "~2,552,021", "85,631,509 sim. cycles")
+              "2,555,630", "85,631,509 sim. cycles")
     assert snap_compare(starting_app(), terminal_size=size, run_before=after(expect=expect, toasts=True))
 
 
@@ -111,7 +111,7 @@ def test_model_proposals(snap_compare, model):
 
 
 def test_complete_schedule_with_evaluation(snap_compare):
-    expect = ("the sketch is complete", "complete: 31 steps", "[strategy:heuristic]", "2,556,370 sim. cycles")
+    expect = ("the sketch is complete", "complete: 41 steps", "[strategy:heuristic]", "2,553,099 sim. cycles")
     assert snap_compare(app("gcn"), terminal_size=SIZE, run_before=after(*HEURISTIC_ALL, expect=expect))
 
 
