@@ -53,7 +53,7 @@ ORDER_BUDGET = 10_000
 #: Orders predicted per region when its order is free (about 2 ms each): the first by the ranking
 ORDERS_PREDICTED = 32
 #: of those, the best under the rule's completion that are also costed with the defaults
-ORDERS_REFINED = 4
+ORDERS_REFINED = 3
 
 
 @dataclass(frozen=True)
@@ -158,8 +158,11 @@ class CostHints:
         return found
 
     def _under(self, model: RegionCostModel, order: tuple[str, ...], choices: Choices, defaults: bool) -> CostHint:
+        """The best of the completions under `order`: all of `candidates` with `defaults`, else
+        the rule's alone, block mode as chosen or off (the quick ranking of orders)."""
+        block = choices.block if defaults or choices.block is not None else False
         options = candidates(model.region, order, self.binding, self.hw, dict(choices.factors), choices.shape,
-                             choices.block, defaults)
+                             block, defaults)
         return min((self.of_region_schedule(rs) for rs in options), key=lambda h: h.key)
 
     def region(self, ops: Sequence[str], order: Sequence[str] | None = None,

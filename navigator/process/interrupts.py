@@ -19,12 +19,26 @@ def mark_interrupts() -> None:
     def on_interrupt(signum, frame):
         global _seen
         _seen = True
+        if frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
+            # inside the import machinery's own callbacks an exception is printed and dropped
+            # ("Exception ignored in ..."): deliver the interrupt again a moment later instead
+            _redeliver(signum)
+            return
         raise KeyboardInterrupt
 
     try:
         signal.signal(signal.SIGINT, on_interrupt)
     except (ValueError, OSError):  # not the main thread
         pass
+
+
+def _redeliver(signum: int) -> None:
+    import os
+    import threading
+
+    timer = threading.Timer(0.005, os.kill, (os.getpid(), signum))
+    timer.daemon = True
+    timer.start()
 
 
 def was_interrupted(exc: BaseException) -> bool:
