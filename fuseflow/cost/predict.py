@@ -151,7 +151,7 @@ class _OpStreams:
 
 
 def predict_region(plan: RegionPlan, stats: DataStatistics, hw: Hardware) -> RegionPrediction:
-    fibers = loop_fibers(plan.program, plan.region, plan.contexts)
+    fibers = plan.fibers or loop_fibers(plan.program, plan.region, plan.contexts)
     counts: dict[int, Counts] = {}
     visits: dict[tuple[str, str], Visits] = {}
     streams = {op.name: _OpStreams(plan, op, fibers.visited[op.name], stats) for op in plan.ops}

@@ -140,6 +140,8 @@ class RegionPlan:
     ops: list[OpPlan]
     primitives: list[Primitive]
     contexts: Contexts
+    #: what each level visits (fuseflow.analysis.loop_fibers), as the graph was built from it
+    fibers: object = None
 
     @property
     def order(self) -> tuple[str, ...]:
@@ -244,7 +246,7 @@ def lower_region(program: Program, binding, rs: RegionSchedule, policy: str = "a
             keep = tuple(v for v in chain if v in storage)
             plan.edges.append(_edge(builder, ctx, plan, WRITE, op.output.tensor, keep, storage, decl.formats,
                                     extents))
-    return RegionPlan(program, region, rs, policy, extents, par, coarsen, plans, builder.primitives, ctx)
+    return RegionPlan(program, region, rs, policy, extents, par, coarsen, plans, builder.primitives, ctx, fibers)
 
 
 def is_block_sparse(formats: tuple[str, ...]) -> bool:

@@ -12,9 +12,10 @@ from navigator.tui.screens.dialog import Dialog
 
 #: what the figures on the screens mean, in the words the screens use
 FIGURES = (
-    ("est.", "the cost model's estimate, no simulation: a menu option's is the best completion's "
-             "(~; \"(bound)\" when it bounds several)"),
-    ("sim.", "the simulator's figures: the Evaluation panel's cycles (v), as `navigator eval` prints them"),
+    ("est.", "the cost model's estimate of the simulator, no simulation: a menu option's is the best "
+             "completion found beneath it (\">=\": a bound)"),
+    ("sim.", "the simulator's figures: the Evaluation panel's cycles (v), and the menu's sim. column (m: each "
+             "option with the heuristic for the rest), as `navigator eval` prints them"),
     ("completions", "how many valid complete schedules remain beneath an option"),
     ("unfused_default_orders", "the panel's speedup is over it: each op alone in its default order, "
                                "as `navigator compare` names it (its `unfused` tunes the orders)"),

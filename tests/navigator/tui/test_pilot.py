@@ -301,3 +301,30 @@ def test_the_sketch_pane_of_a_deep_problem(here, cli_in):
             await press(pilot, "q")
 
     run(scenario())
+
+
+def test_m_fills_the_sim_column_in_the_background_and_a_revisit_is_free(here, monkeypatch):
+    """`m` on gcn's fusion hole: each option simulated with the heuristic for the rest, the
+    cycles in the menu's sim. column beside est.; `m` again finds them kept (no new simulation)."""
+    import navigator.actions.simulate_options as simulate_options
+
+    monkeypatch.setenv("NAVIGATOR_CACHE", "off")
+    simulate_options._memory.clear()
+
+    async def scenario():
+        app = gcn_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await press(pilot, "enter")                      # ?0: schedule; the fusion hole is next
+            table = app.query_one("#menu")
+            assert all(str(table.get_row_at(r)[3]) == "-" for r in range(table.row_count))
+            await press(pilot, "m")
+            cells = [str(table.get_row_at(r)[3]) for r in range(table.row_count)]
+            assert all(c.replace(",", "").isdigit() for c in cells), cells
+            hints = [str(table.get_row_at(r)[2]) for r in range(table.row_count)]
+            assert all(h.replace(",", "").isdigit() for h in hints), hints
+            found = app.navigation.simulate_options(app.hole)
+            assert found and all(entry.cached for entry in found)
+            await press(pilot, "q")
+
+    run(scenario())
