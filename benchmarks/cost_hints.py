@@ -36,6 +36,7 @@ from _util import emit  # noqa: E402
 
 from fuseflow.program.binding import bind  # noqa: E402
 from fuseflow.program.bundled import resolve_program  # noqa: E402
+from navigator.fuseflow import sketch_hints  # noqa: E402
 from navigator.fuseflow.sketch_hints import SketchHints  # noqa: E402
 from navigator.fuseflow.schedule_space import ScheduleSpace  # noqa: E402
 
@@ -82,6 +83,7 @@ def measure(name: str) -> dict:
     opened_menus = space.oracle.menus(opened)
 
     def cold(sketch, menus):
+        sketch_hints._COSTS.clear()   # the process keeps a space's memo for the next one: not here
         return SketchHints(space).of_menus(sketch, menus)
 
     fresh_seconds, fresh_hints = timed(lambda: cold(fresh, fresh_menus))

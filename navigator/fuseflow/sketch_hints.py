@@ -40,13 +40,11 @@ class SketchHints:
     """Hints for the sketches of one schedule space; keeps fuseflow's memo between calls."""
 
     def __init__(self, space: HintedSpace, hardware: "Hardware | None" = None):
-        from fuseflow.cost.hints import CostHints
         from fuseflow.analysis.fusion_shortcuts import offered_shortcuts
         from fuseflow.cost.hardware import load_hardware
 
         self.space = space
-        self.costs: CostHints = CostHints(space.program, space.binding, hardware or load_hardware(),
-                                          stats=space.statistics)
+        self.costs: CostHints = _shared_costs(space, hardware or load_hardware())
         #: shortcut function -> its grouping (the FuseFlow library names them so)
         self.shortcuts = offered_shortcuts(space.program)
 
@@ -94,6 +92,29 @@ class SketchHints:
         if region.listed_ops is None:
             raise _Unreadable
         return region.listed_ops, None
+
+
+#: the cost hints' memo of the spaces this process opened, by what their estimates depend on: a
+#: space opened again (a command run in-process, the TUI reopening a session) reuses it
+_COSTS: dict[tuple, "CostHints"] = {}
+_COSTS_KEPT = 8
+
+
+def _shared_costs(space: HintedSpace, hardware: "Hardware") -> "CostHints":
+    from fuseflow.cost.hints import CostHints
+
+    binding = space.binding
+    fingerprint = getattr(space, "facts_fingerprint", None)
+    key = (fingerprint, repr(space.program), binding.data_source, tuple(sorted(binding.extents.items())),
+           hardware) if fingerprint is not None else None
+    found = _COSTS.get(key) if key is not None else None
+    if found is None:
+        found = CostHints(space.program, binding, hardware, stats=space.statistics)
+        if key is not None:
+            if len(_COSTS) >= _COSTS_KEPT:
+                _COSTS.pop(next(iter(_COSTS)))
+            _COSTS[key] = found
+    return found
 
 
 class _Unreadable(Exception):
