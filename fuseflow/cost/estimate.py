@@ -1,6 +1,10 @@
-"""Symbolic cost estimate: FLOPs, bytes, operational intensity and roofline class.
+"""The estimate of a schedule: per region, the simulator's figures predicted (cycles with
+their terms and bottleneck, FLOPs, DRAM bytes, roofline class; fuseflow.cost.predict), summed
+over the regions (`schedule_cost`, `region_cost`). Everything that estimates calls these.
 
-The model (docs/cost-model.md has the derivation and a worked example):
+Beside it, the logical figures of a region under an order (`RegionCostModel`: FLOPs,
+recomputation, logical bytes), cheap enough to rank thousands of orders. Their model
+(docs/cost-model.md has the derivation and a worked example):
 
 * A region runs as one loop nest over its dataflow order. Each op runs over its chain
   (fuseflow.analysis.contexts): the loop prefix down to its innermost own variable, without
@@ -15,8 +19,8 @@ The model (docs/cost-model.md has the derivation and a worked example):
   loops between its own levels served on chip). Region results are written once, and
   intermediates that cross a region boundary are written by one region and read by the next.
 
-On data that meets those assumptions, the figures equal the simulator's counters
-(docs/cost-model.md, "The estimate and the simulator agree").
+On data that meets those assumptions, the logical figures equal the simulator's counters
+(docs/cost-model.md, "The logical figures and the simulator's counters agree").
 """
 
 from __future__ import annotations

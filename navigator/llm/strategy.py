@@ -474,7 +474,7 @@ class LLMStrategy:
         for number, branch in enumerate(beam, start=1):
             cycles, bytes_, _ = search.hint_key(branch.walk.sketch)
             chosen = ", ".join(i for p in branch.proposals for i in p.ids) or "nothing chosen yet"
-            lines.append(f"{number}. {chosen}: best ~{figure(cycles)} cycles, {figure(bytes_)} bytes")
+            lines.append(f"{number}. {chosen}: est. {figure(cycles)} cycles, {figure(bytes_)} bytes (best completion)")
         return "\n".join(lines)
 
     def _rank(self, search: "Search", context: StrategyContext, beam: list[Branch], tally: Tally) -> list[Ranked]:
