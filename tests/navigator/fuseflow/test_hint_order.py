@@ -20,7 +20,7 @@ from simulator.evaluate import run_schedule
 from simulator.program_data import materialize
 
 #: Cora-shaped presets at a size the simulator runs in milliseconds (mean degree kept)
-DIMS = {"N": 160, "F": 96, "H": 16, "C": 7}
+DIMS = {"N": 96, "F": 48, "H": 16, "C": 7}
 #: options compared per hole (the best hints, as `show --simulate` takes them)
 OPTIONS = 8
 AGREEMENT = 0.8
