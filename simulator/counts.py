@@ -1,13 +1,7 @@
 """The contract both executors fulfil: token counts per primitive, and memory visits per input.
 
-For every primitive (`Counts`):
-  data    data tokens it emits (a reducer: the tokens it consumes; a joiner: its output)
-  stops   stop tokens it emits (one closes every fiber; see docs/simulator.md for SAM's rules)
-  walk    joiners only: coordinates the merge visits (|a ∪ b|), one per cycle
-  tiles   data tokens when a token carries a vector or block tile (distinct coarsened paths);
-          for a joiner, tiles of its walk
-  fibers  fibers of the tiled stream (distinct coarsened parent paths)
-  lanes   tiles per logical lane, for the par factors of the variables on its path
+Per primitive, `Counts` (fields described in `fuseflow.cost.tokens`, where the cycle rule that
+reads them lives).
 
 For every input an op reads from memory (`visits[(op, key)]`): distinct value reads, and per
 compressed level the coordinates and fibers read, counted on the op's loop chain without the
@@ -23,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fuseflow.cost.tokens import Counts, Visits  # noqa: F401  (the executors' contract)
-
 import numpy as np
+
+from fuseflow.cost.tokens import Counts, Visits  # noqa: F401  (the executors' contract)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from fuseflow.support.arrays import union_sorted
 from fuseflow.lower.plan import WRITE, Node, OpPlan, RegionPlan
 from simulator.counts import Counts, RegionRun, Visits
 from simulator.fibertree import FiberTree
+from fuseflow.cost.walks import buffered_depths
 from fuseflow.lower.plan import block_edges
 from simulator.points import (NeedRows, PointSet, TooLarge, check_rows, count_points, distinct, expand_fibers,
                               group_histogram, tiles_and_lanes)
@@ -301,11 +302,10 @@ class _OpRun:
             if inp.kind == "buffer":
                 continue
             own = [position[v] for v in inp.vars]
-            first = min(own) if own else 0
             blocks = dict(zip(inp.vars, block_edges(self.plan, inp) or ()))
 
             def keep(upto: int) -> tuple[str, ...]:
-                return tuple(op.chain[k] for k in range(upto + 1) if k < first or k in own)
+                return tuple(op.chain[k] for k in buffered_depths(own, upto))
 
             found = Visits()
             if inp.kind != "filter":

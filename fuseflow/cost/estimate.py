@@ -35,6 +35,7 @@ from fuseflow.cost.cycles import Timing
 from fuseflow.cost.hardware import Hardware, operational_intensity
 from fuseflow.cost.predict import predict_region
 from fuseflow.cost.statistics import DataStatistics
+from fuseflow.cost.walks import buffered_depths
 from fuseflow.program.ir import Operand, Program, Region
 from fuseflow.analysis.unification import unify_region
 from fuseflow.schedule import RegionSchedule, Schedule
@@ -262,7 +263,7 @@ class RegionCostModel:
         thin = thinning
 
         def keep(upto: int) -> set[str]:
-            return {chain[k] for k in range(upto + 1) if k < first or k in own}
+            return {chain[k] for k in buffered_depths(own, upto)}
 
         # A skipped loop that two sparse operands tie to kept loops (i in A(i2,i)·A(i,k)) makes the
         # kept coordinates those two hops reach, which stored fractions cannot tell.

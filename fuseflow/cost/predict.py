@@ -34,7 +34,7 @@ from fuseflow.cost.hardware import Hardware
 from fuseflow.cost.statistics import DataStatistics, even_shares
 from fuseflow.cost.tokens import Counts, Visits
 from fuseflow.cost.traffic import Traffic, region_traffic
-from fuseflow.cost.walks import region_walks
+from fuseflow.cost.walks import buffered_depths, region_walks
 from fuseflow.lower.plan import WRITE, OpPlan, RegionPlan, block_edges
 
 REDUCING = ("sum", "max")
@@ -289,11 +289,10 @@ def _visits(plan: RegionPlan, op: OpPlan, s: _OpStreams) -> dict[tuple[str, str]
         if inp.kind == "buffer":
             continue
         own = [position[v] for v in inp.vars]
-        first = min(own) if own else 0
         blocks = {v: b for v, b in zip(inp.vars, block_edges(plan, inp) or ()) if b > 1}
 
         def keep(upto: int) -> tuple[str, ...]:
-            return tuple(op.chain[k] for k in range(upto + 1) if k < first or k in own)
+            return tuple(op.chain[k] for k in buffered_depths(own, upto))
 
         found = Visits()
         if inp.kind != "filter":

@@ -102,6 +102,14 @@ class RegionWalks:
     projections: dict[tuple[str, str], Projection]
 
 
+def buffered_depths(own: list[int], upto: int) -> tuple[int, ...]:
+    """The loop depths, up to `upto`, that re-read an input whose own levels sit at depths `own`
+    when a fiber buffer serves the rest: the loops above its first level and its own (a loop of
+    another op between them repeats the stream on chip). What `Visits` counts."""
+    first = min(own) if own else 0
+    return tuple(k for k in range(upto + 1) if k < first or k in own)
+
+
 def region_walks(plan: RegionPlan) -> RegionWalks:
     walks = RegionWalks([], [], {})
     for op in plan.ops:
@@ -151,9 +159,7 @@ class _OpWalks:
         return [self.position[v] for v in inp.vars]
 
     def keep(self, inp: Input, upto: int, buffered: bool) -> tuple[int, ...]:
-        own = self.own(inp)
-        first = min(own) if own else 0
-        return tuple(k for k in range(upto + 1) if not buffered or k < first or k in own)
+        return buffered_depths(self.own(inp), upto) if buffered else tuple(range(upto + 1))
 
     def in_order(self, key: str, inp: Input, t: int, whole: bool = False) -> bool:
         """Whether the loop over storage level `t` visits it in order and completely (a dense

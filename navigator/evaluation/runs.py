@@ -46,13 +46,11 @@ def estimate_schedule(program, binding, schedule, hardware, *, where: str, polic
 
     check_legal(program, binding, schedule, where, dense_fixed)
     cost = schedule_cost(program, binding, schedule, hardware, policy, data_statistics(program, binding))
-    regions = []
-    for rs, region, entry in zip(schedule.regions, cost.regions, cost.to_dict()["regions"]):
-        regions.append({"ops": entry["ops"], "order": entry["order"], "par_factors": list(rs.par_factors),
-                        "stream_shape": rs.stream_shape, "block_sparse": rs.block_sparse,
-                        **{k: v for k, v in entry.items() if k not in ("ops", "order")}})
     summary = cost.to_dict()
-    summary.pop("regions")
+    regions = [{"ops": entry["ops"], "order": entry["order"], "par_factors": list(rs.par_factors),
+                "stream_shape": rs.stream_shape, "block_sparse": rs.block_sparse,
+                **{k: v for k, v in entry.items() if k not in ("ops", "order")}}
+               for rs, entry in zip(schedule.regions, summary.pop("regions"))]
     return {"kind": "estimated", "program": program.name, "data": binding.data_source, "policy": policy,
             "hardware": hardware.source, **summary,
             "seconds": cost.cycles / (hardware.clock_ghz * 1e9), "regions": regions}
