@@ -43,14 +43,40 @@ class Contexts:
 
 def region_contexts(program: Program, region: Region, order: tuple[str, ...],
                     policy: str = DEFAULT_POLICY) -> Contexts:
+    static = _static(program, region, policy)
+    position = {v: i for i, v in enumerate(order)}
+    chain: dict[str, tuple[str, ...]] = {}
+    for name in region.ops:
+        own, closed = static.owned[name], static.closed[name]
+        depth = max(position[v] for v in own)
+        chain[name] = tuple(v for v in order[: depth + 1] if v in own or v not in closed)
+    _hoist(program, region, chain, static.owned, static.pending)
+    return Contexts(chain, static.pending, static.max_vars)
+
+
+@dataclass(frozen=True)
+class _Static:
+    """What of the contexts does not depend on the order: per op, its own variables, the loops
+    closed above it (the reductions it waits for), and the sums and maxima it leaves open."""
+
+    owned: dict[str, frozenset[str]]
+    closed: dict[str, frozenset[str]]
+    pending: dict[str, frozenset[str]]
+    max_vars: dict[str, frozenset[str]]
+
+
+def _static(program: Program, region: Region, policy: str) -> _Static:
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}")
-    position = {v: i for i, v in enumerate(order)}
+    memo = program.memo.setdefault("region_contexts", BoundedMemo())
+    found = memo.get((region.ops, policy))
+    if found is not None and found[0] is region:
+        return found[1]
     members = set(region.ops)
     pending: dict[str, frozenset[str]] = {}
     max_vars: dict[str, frozenset[str]] = {}
     closed_by: dict[str, frozenset[str]] = {}
-    chain: dict[str, tuple[str, ...]] = {}
+    closed_of: dict[str, frozenset[str]] = {}
     owned: dict[str, frozenset[str]] = {}
     for name in region.ops:
         op = program.op_by_name[name]
@@ -79,15 +105,13 @@ def region_contexts(program: Program, region: Region, order: tuple[str, ...],
             if streams:
                 carry |= pending[producer]
         own = set(mapping.values())
-        depth = max(position[v] for v in own)
-        context = (set(order[: depth + 1]) - closed) | own
-        chain[name] = tuple(sorted(context, key=position.__getitem__))
         pending[name] = frozenset(carry)
         max_vars[name] = frozenset(own_reduced) if op.reduce == "max" else frozenset()
         closed_by[name] = frozenset(closed - own)
+        closed_of[name] = frozenset(closed)
         owned[name] = frozenset(own)
-    _hoist(program, region, chain, owned, pending)
-    return Contexts(chain, pending, max_vars)
+    found = memo[(region.ops, policy)] = (region, _Static(owned, closed_of, pending, max_vars))
+    return found[1]
 
 
 def foreign_loops(chain: tuple[str, ...], own: frozenset[str], pending: frozenset[str]) -> tuple[str, ...]:

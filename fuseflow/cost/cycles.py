@@ -89,9 +89,13 @@ def primitive_cycles(counts: Counts, hw: Hardware, emitted: Counts | None = None
         # the lanes' streams merge once each lane has closed its own reductions: the merge passes
         # the op's output, one token per cycle for all lanes together
         return float(emitted.tiles) + emitted.fibers + 1
-    lanes = _folded_lanes(counts, hw)
-    width = max(1, len(lanes))
-    cycles = float(lanes.max(initial=0)) + math.ceil(counts.fibers / width) + 1
+    lanes = counts.lanes if counts.lanes else (counts.tiles,)
+    if isinstance(lanes, tuple) and len(lanes) <= hw.lanes:   # a predicted split: no folding, no arrays
+        width, busiest = len(lanes), float(max(lanes))
+    else:
+        lanes = _folded_lanes(counts, hw)
+        width, busiest = max(1, len(lanes)), float(lanes.max(initial=0))
+    cycles = busiest + math.ceil(counts.fibers / width) + 1
     if emitted is not None and kind == "reduce":
         # one cycle per closed fiber that emits a stop after its sums (a bare stop passes on)
         cycles += math.ceil(min(emitted.stops, emitted.fibers) / width)

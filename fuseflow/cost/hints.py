@@ -36,12 +36,13 @@ from typing import Iterable, Sequence
 
 from fuseflow.program.binding import Binding
 from fuseflow.cost.completion import candidates
-from fuseflow.cost.estimate import RegionCost, RegionCostModel, ScheduleCost, region_cost, schedule_cost
+from fuseflow.cost.estimate import RegionCost, RegionCostModel, ScheduleCost, region_cost
+from fuseflow.cost.signature import region_signature
 from fuseflow.cost.statistics import DataStatistics
 from fuseflow.analysis.fusion_steps import fusion_steps
 from fuseflow.analysis.fusion_steps import FusionState
 from fuseflow.cost.hardware import Hardware
-from fuseflow.program.ir import Program
+from fuseflow.program.ir import Program, Region
 from fuseflow.analysis.unification import unify_region
 from fuseflow.analysis.orders import OrderSpace
 from fuseflow.schedule import RegionSchedule, default_schedule
@@ -135,10 +136,11 @@ class CostHints:
         self.stats = stats or DataStatistics(program, binding)
         self.steps = fusion_steps(program)
         self._models: dict[tuple[str, ...], RegionCostModel] = {}
-        self._regions: dict[tuple[tuple[str, ...], Choices], CostHint] = {}
-        self._schedules: dict[RegionSchedule, CostHint] = {}
+        # The estimates, keyed by region signature (fuseflow.cost.signature): regions alike share them.
+        self._regions: dict[tuple[str, Choices], CostHint] = {}
+        self._schedules: dict[tuple, CostHint] = {}
+        self._shortlists: dict[str, tuple[tuple[str, ...], ...]] = {}
         self._states: dict[FusionState, CostHint] = {}
-        self._shortlists: dict[tuple, tuple[tuple[str, ...], ...]] = {}
 
     # ---- one region
 
@@ -149,19 +151,23 @@ class CostHints:
                                                         unify_region(self.program, ops), self.hw)
         return model
 
+    def signature(self, ops: tuple[str, ...]) -> str:
+        return region_signature(self.program, self.binding, ops)
+
     def of_region_schedule(self, rs: RegionSchedule) -> CostHint:
         """The estimate of one completely chosen region."""
-        found = self._schedules.get(rs)
+        key = (self.signature(rs.ops), rs.order, rs.par_factors, rs.stream_shape, rs.block_sparse)
+        found = self._schedules.get(key)
         if found is None:
-            found = self._schedules[rs] = region_hint(
+            found = self._schedules[key] = region_hint(
                 region_cost(self.program, self.binding, rs, self.hw, stats=self.stats, model=self._model(rs.ops)))
         return found
 
-    def _under(self, model: RegionCostModel, order: tuple[str, ...], choices: Choices, defaults: bool) -> CostHint:
+    def _under(self, region: Region, order: tuple[str, ...], choices: Choices, defaults: bool) -> CostHint:
         """The best of the completions under `order`: all of `candidates` with `defaults`, else
         the rule's alone, block mode as chosen or off (the quick ranking of orders)."""
         block = choices.block if defaults or choices.block is not None else False
-        options = candidates(model.region, order, self.binding, self.hw, dict(choices.factors), choices.shape,
+        options = candidates(region, order, self.binding, self.hw, dict(choices.factors), choices.shape,
                              block, defaults)
         return min((self.of_region_schedule(rs) for rs in options), key=lambda h: h.key)
 
@@ -173,37 +179,38 @@ class CostHints:
         choices = choices or Choices()
         if order is not None:
             choices = Choices(tuple(order), choices.factors, choices.shape, choices.block)
-        key = (ops, choices)
+        key = (self.signature(ops), choices)
         found = self._regions.get(key)
         if found is not None:
             return found
-        model = self._model(ops)
+        region = unify_region(self.program, ops)
         # an order beyond the shortlist with nothing chosen under it (factors of 1 are forced on
         # compressed levels) gets a bound: a menu of thousands of orders is not predicted one by one
         if choices.order is not None and all(f == 1 for _, f in choices.factors) and choices.shape is None \
-                and choices.block is None and choices.order not in self._shortlist(model):
-            found = self._arithmetic_bound(model, choices.order)
+                and choices.block is None and choices.order not in self._shortlist(ops):
+            found = self._arithmetic_bound(self._model(ops), choices.order)
         elif choices.order is not None:
-            found = self._under(model, choices.order, choices, True)
+            found = self._under(region, choices.order, choices, True)
         else:
-            space = OrderSpace.of_region(model.region)
+            space = OrderSpace.of_region(region)
             if space.count() <= self.order_budget:
                 # every order under the rule's completion, then the few best with the defaults too
-                quick = {o: self._under(model, o, choices, False) for o in self._shortlist(model)}
+                quick = {o: self._under(region, o, choices, False) for o in self._shortlist(ops)}
                 refined = sorted(quick, key=lambda o: quick[o].key)[:ORDERS_REFINED]
-                found = best_of(list(quick.values()) + [self._under(model, o, choices, True) for o in refined])
+                found = best_of(list(quick.values()) + [self._under(region, o, choices, True) for o in refined])
                 assert found is not None, "every legal region has a legal order (fusion.region_problem)"
             else:
-                found = self._compulsory(model)
+                found = self._compulsory(self._model(ops))
         self._regions[key] = found
         return found
 
-    def _shortlist(self, model: RegionCostModel) -> tuple[tuple[str, ...], ...]:
+    def _shortlist(self, ops: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
         """The orders whose completions are estimated: all, or the ORDERS_PREDICTED its logical
         figures rank first (a region with more than ORDER_BUDGET: none)."""
-        key = ("shortlist", model.region.ops)
+        key = self.signature(ops)
         found = self._shortlists.get(key)
         if found is None:
+            model = self._model(ops)
             space = OrderSpace.of_region(model.region)
             orders = [tuple(o) for o in space.listed()] if space.count() <= self.order_budget else []
             if len(orders) > ORDERS_PREDICTED:
@@ -221,6 +228,41 @@ class CostHints:
         """A bound for any order: every operand read once, every result written once."""
         traffic = model.compulsory_bytes
         return CostHint(traffic / self.hw.memory_bytes_per_cycle, traffic, 0.0, False)
+
+    # ---- what a later process can reuse
+
+    @property
+    def estimated(self) -> int:
+        """How many region estimates the memo holds."""
+        return len(self._schedules)
+
+    def export(self) -> dict:
+        """The region estimates and order shortlists as JSON data (`absorb` reads them back):
+        everything else the hints compute is cheap given these."""
+        return {"estimates": [[sig, list(order), list(par), shape, block, h.cycles, h.bytes, h.flops]
+                              for (sig, order, par, shape, block), h in sorted(self._schedules.items())],
+                "shortlists": {sig: [list(o) for o in orders] for sig, orders in sorted(self._shortlists.items())}}
+
+    def absorb(self, data: object) -> int:
+        """Take the estimates of `export`'s data, computed for this program, binding, hardware
+        and code; anything not of that shape is ignored. Returns how many were taken."""
+        if not isinstance(data, dict):
+            return 0
+        taken = 0
+        for row in data.get("estimates") or ():
+            try:
+                sig, order, par, shape, block, cycles, bytes_, flops = row
+                key = (str(sig), tuple(map(str, order)), tuple(map(int, par)), int(shape), bool(block))
+                hint = CostHint(float(cycles), float(bytes_), float(flops), True)
+            except (TypeError, ValueError):
+                continue
+            self._schedules.setdefault(key, hint)
+            taken += 1
+        shortlists = data.get("shortlists")
+        for sig, orders in (shortlists.items() if isinstance(shortlists, dict) else ()):
+            if isinstance(orders, list) and all(isinstance(o, list) for o in orders):
+                self._shortlists.setdefault(str(sig), tuple(tuple(map(str, o)) for o in orders))
+        return taken
 
     # ---- the fusion
 
@@ -277,9 +319,12 @@ class CostHints:
         return self.from_state(self.steps.start())
 
     def default_schedule(self) -> CostHint:
-        """The compiler's default schedule (the `default_schedule` shortcut)."""
-        return estimate_hint(schedule_cost(self.program, self.binding, default_schedule(self.program), self.hw,
-                                           stats=self.stats))
+        """The compiler's default schedule (the `default_schedule` shortcut): its estimate, the
+        sum of its regions' (as `schedule_cost` sums them)."""
+        total = ZERO
+        for rs in default_schedule(self.program).regions:
+            total = total.plus(self.of_region_schedule(rs))
+        return total
 
 
 def _logical_key(cost: RegionCost) -> tuple[float, float]:

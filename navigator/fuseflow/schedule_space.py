@@ -51,6 +51,9 @@ class ScheduleSpace:
     _binding: "Binding | None" = field(default=None, repr=False)
     #: navigator.fuseflow.sketch_hints.SketchHints, made when hints are first asked for (it keeps their memo)
     _hints: Any = field(default=None, repr=False)
+    #: where the hints' region estimates outlive the process (sketch_hints.EstimateStore; the
+    #: workspace gives a session's space the cache), or None
+    estimate_store: Any = field(default=None, repr=False)
 
     @cached_property
     def facts_json(self) -> str:

@@ -9,6 +9,8 @@ Honeybee problem) gets no hint: None, never an error.
 
 from __future__ import annotations
 
+import hashlib
+import weakref
 from typing import TYPE_CHECKING, Protocol
 
 from fuseflow.support.errors import UserError
@@ -16,7 +18,7 @@ from navigator.fuseflow.sketch_reading import PlacedRegion, read_sketch
 from navigator.synth import Menus, Oracle, Sketch
 
 if TYPE_CHECKING:
-    from fuseflow.cost.hints import CostHint
+    from fuseflow.cost.hints import CostHint, CostHints
     from fuseflow.cost.hardware import Hardware
     from fuseflow.cost.statistics import DataStatistics
     from fuseflow.program.binding import Binding
@@ -24,7 +26,8 @@ if TYPE_CHECKING:
 
 
 class HintedSpace(Protocol):
-    """What hints read of a schedule space (navigator.fuseflow.schedule_space.ScheduleSpace)."""
+    """What hints read of a schedule space (navigator.fuseflow.schedule_space.ScheduleSpace);
+    an `estimate_store` attribute, when it has one, keeps the estimates between processes."""
 
     program: "Program"
     oracle: Oracle
@@ -51,11 +54,18 @@ class SketchHints:
     def of_menus(self, sketch: Sketch, menus: Menus) -> dict[tuple[int, str], "CostHint | None"]:
         """(hole, option id) -> the hint of that step, for every option of every open hole."""
         oracle = self.space.oracle
-        return {(option.hole, option.id): self.of_sketch(oracle.apply(sketch, option))
-                for option in menus.options()}
+        found = {(option.hole, option.id): self._of_sketch(oracle.apply(sketch, option))
+                 for option in menus.options()}
+        _keep(self.costs)
+        return found
 
     def of_sketch(self, sketch: Sketch) -> "CostHint | None":
         """The best estimated cost of the complete schedules extending `sketch`."""
+        found = self._of_sketch(sketch)
+        _keep(self.costs)
+        return found
+
+    def _of_sketch(self, sketch: Sketch) -> "CostHint | None":
         try:
             return self._read(sketch)
         except (_Unreadable, KeyError, UserError):  # not the bundled library's shape: no hint
@@ -98,9 +108,25 @@ class SketchHints:
 #: space opened again (a command run in-process, the TUI reopening a session) reuses it
 _COSTS: dict[tuple, "CostHints"] = {}
 _COSTS_KEPT = 8
+#: new region estimates (about 2 ms each) worth writing the memo's entry again for
+_NEW_WORTH_KEEPING = 16
+#: CostHints -> (its store, its key's parts, the estimates the store holds)
+_KEPT: "weakref.WeakKeyDictionary[CostHints, tuple[EstimateStore, dict, int]]" = weakref.WeakKeyDictionary()
+
+
+class EstimateStore(Protocol):
+    """Where a memo's region estimates outlive the process (the workspace gives a session's
+    space its cache, navigator.workspace.cache.CacheEntries): a later process on the same
+    program, data and hardware starts from them."""
+
+    def read(self, parts: dict) -> object | None: ...
+
+    def write(self, parts: dict, payload: object) -> None: ...
 
 
 def _shared_costs(space: HintedSpace, hardware: "Hardware") -> "CostHints":
+    from dataclasses import asdict
+
     from fuseflow.cost.hints import CostHints
 
     binding = space.binding
@@ -114,7 +140,22 @@ def _shared_costs(space: HintedSpace, hardware: "Hardware") -> "CostHints":
             if len(_COSTS) >= _COSTS_KEPT:
                 _COSTS.pop(next(iter(_COSTS)))
             _COSTS[key] = found
+    store = getattr(space, "estimate_store", None)
+    if key is not None and store is not None and found not in _KEPT:
+        parts = {"facts": fingerprint, "program": hashlib.sha256(key[1].encode()).hexdigest(),
+                 "data": binding.data_source, "extents": key[3], "hardware": asdict(hardware)}
+        _KEPT[found] = (store, parts, found.absorb(store.read(parts)))
     return found
+
+
+def _keep(costs: "CostHints") -> None:
+    """Write the memo's region estimates to its store once enough are new."""
+    kept = _KEPT.get(costs)
+    if kept is None or costs.estimated - kept[2] < _NEW_WORTH_KEEPING:
+        return
+    store, parts, _ = kept
+    _KEPT[costs] = (store, parts, costs.estimated)   # written or not: not again at once
+    store.write(parts, costs.export())
 
 
 class _Unreadable(Exception):

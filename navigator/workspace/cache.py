@@ -288,3 +288,17 @@ def _prune(folder: Path) -> None:
             os.unlink(entry.path)
         except OSError:
             pass
+
+
+class CacheEntries:
+    """The entries of one kind, as an object a layer below the workspace can be handed (the
+    hints' estimate store, navigator.fuseflow.sketch_hints.EstimateStore)."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+
+    def read(self, parts: Mapping[str, Any]) -> Any | None:
+        return read_entry(self.kind, parts)
+
+    def write(self, parts: Mapping[str, Any], payload: Any) -> None:
+        write_entry(self.kind, parts, payload)

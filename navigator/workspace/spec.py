@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 FINGERPRINT_KEYS = ("program", "library", "data", "facts")
 #: the kind of navigator.workspace.cache entry that holds a program's generated facts
 FACTS_CACHE = "facts"
+#: the cost hints' region estimates of a program, data and hardware (navigator.fuseflow.sketch_hints)
+HINTS_CACHE = "hints"
 #: what a session navigates: a tensor program, or a Honeybee problem (recorded as context.navigator.kind)
 TENSOR, HONEYBEE = "tensor", "honeybee-problem"
 
@@ -169,8 +171,9 @@ class ProgramSpec:
 
     def _load_tensor_program(self) -> "LoadedProgram":
         from fuseflow.program.frontend import parse_program
-        from navigator.navigation.fingerprint import content_hash
         from navigator.fuseflow.bundled_library import load_scheduling_library
+        from navigator.navigation.fingerprint import content_hash
+        from navigator.workspace.cache import CacheEntries, write_entry_text
 
         text, where = self.program_text()
         program = parse_program(text, where, self.dims_dict)
@@ -186,13 +189,13 @@ class ProgramSpec:
 
         space = _space_from_cache(program, self.library, library, key, bind_program)
         if space is None:
-            from navigator.workspace.cache import write_entry_text
             from navigator.fuseflow.schedule_space import ScheduleSpace
 
             space = ScheduleSpace.build(program, bind_program(), self.library, library)
             # The facts' JSON is written once: hashed for the fingerprint and stored as is.
             write_entry_text(FACTS_CACHE, key, f'{{"fingerprint":{json.dumps(space.facts_fingerprint)},'
                                                f'"facts":{space.facts_json}}}')
+        space.estimate_store = CacheEntries(HINTS_CACHE)
         return LoadedProgram(self, space, {**fingerprints, "facts": space.facts_fingerprint})
 
     def _load_problem(self) -> "LoadedProgram":

@@ -64,3 +64,29 @@ def test_a_cache_folder_in_the_way_is_not_an_error(cli, tmp_path, monkeypatch):
     monkeypatch.setenv("NAVIGATOR_CACHE_DIR", str(blocker))
     cli("start", "spmm", *SMALL_SPMM, ok=True)
     assert "?0" in _show(cli)
+
+
+def test_hints_are_kept_for_the_next_command_and_a_damaged_entry_is_recomputed(cli, cache_folder, monkeypatch):
+    from fuseflow.cost import hints
+    from navigator.fuseflow import sketch_hints
+
+    estimated = []
+    region_cost = hints.region_cost
+    monkeypatch.setattr(hints, "region_cost", lambda *a, **k: estimated.append(1) or region_cost(*a, **k))
+
+    def show_hints(*extra: str) -> tuple[str, int]:
+        sketch_hints._COSTS.clear()   # as a new process would start: without this process's memo
+        estimated.clear()
+        return _show(cli, "--hints", *extra), len(estimated)
+
+    cli("start", "gcn", "--dim", "N=6", "--dim", "F=3", "--dim", "H=2", "--dim", "C=2", ok=True)
+    first, computed = show_hints()
+    assert computed > 0
+    (entry,) = cache_folder.glob("hints-*.cache.json")
+    kept = entry.read_bytes()
+    assert b'"estimates"' in kept
+    assert show_hints() == (first, 0)           # read back: the same hints, none estimated again
+    entry.write_bytes(kept.replace(b'"estimates"', b'"estimatez"', 1))   # its signature no longer checks out
+    assert show_hints() == (first, computed)    # a miss: computed again, and written again
+    assert entry.read_bytes() == kept
+    assert show_hints("--no-cache") == (first, computed)
