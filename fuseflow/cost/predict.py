@@ -82,13 +82,13 @@ class _OpStreams:
         """Distinct points of the op over `vars_` (coordinates divided by `coarsen`), thinned by
         its sparse operands but those in `drop`, and by the memory operands in `extra` (a left
         join's follower, which the op reads where it is stored but does not iterate)."""
-        coarsen = coarsen or {}
-        key = (frozenset(vars_), tuple(sorted((v, c) for v, c in coarsen.items() if v in vars_ and c > 1)), drop,
-               extra)
+        vars_ = frozenset(vars_)
+        tiled = tuple(sorted((v, c) for v, c in coarsen.items() if v in vars_ and c > 1)) if coarsen else ()
+        key = (vars_, tiled, drop, extra)
         found = self._memo.get(key)
         if found is not None:
             return found
-        vars_ = set(vars_)
+        coarsen = coarsen or {}
         total = 1.0
         for v in vars_:
             total *= -(-self.extents[v] // coarsen.get(v, 1))

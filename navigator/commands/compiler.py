@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from navigator.commands.options import add_program_options, load_program_args, print_json
+from navigator.commands.options import add_program_options, load_program_args, print_json, program_named_by
 from navigator.process.console import say
 
 
@@ -24,6 +24,7 @@ def cmd_validate(args) -> int:
     from fuseflow.support.errors import ScheduleError
     from fuseflow.schedule import Problem, load_schedule, schedule_problems
 
+    program_named_by(args, args.schedule)
     program, binding, _ = load_program_args(args)
     try:
         schedule = load_schedule(args.schedule, program)
@@ -58,7 +59,8 @@ def register(subs) -> None:
     check.set_defaults(run=cmd_check)
     validate = subs.add_parser("validate", help="check a schedule JSON against a program")
     validate.add_argument("schedule", help="schedule .json (FuseFlow single-region or multi-region form)")
-    validate.add_argument("--program", help="program path or bundled name (default: the current session's)")
+    validate.add_argument("--program", help="program path or bundled name (default: the session's, or the bundled "
+                                            "program the schedule names)")
     add_program_options(validate, program_positional=False)
     validate.set_defaults(run=cmd_validate)
     programs = subs.add_parser("programs", help="list the bundled programs")

@@ -146,6 +146,38 @@ def program_spec(args) -> str:
     return spec.program
 
 
+def program_named_by(args, schedule_path: str) -> None:
+    """`validate` and `eval` without --program: the program the schedule file names, when the
+    session (if any) works on another one or there is none and it is a bundled program. The
+    session's program stays the default when it is the one named (it carries the data and
+    dimensions), and when the file names none (FuseFlow's single-region form) or cannot be read
+    (reading it later says why)."""
+    from fuseflow.program.bundled import bundled_program_names
+    from fuseflow.support.readers import load_json_file
+    from navigator.workspace import read_context_spec, session_exists, session_path, session_target
+
+    if getattr(args, "program", None):
+        return
+    try:
+        named = load_json_file(schedule_path, UserError, "a schedule .json file").get("program")
+    except (UserError, AttributeError):
+        return
+    if not isinstance(named, str):
+        return
+    path = session_path(getattr(args, "session", None))
+    if session_exists(session_target(path)):
+        spec = read_context_spec(path)
+        if spec.program == named or not spec.bundled:   # a program file: its own name is checked on reading
+            return
+    if named in bundled_program_names():
+        args.program = named
+        say(f"navigator: using the bundled program {named}, which {schedule_path} names")
+    elif not session_exists(session_target(path)):
+        raise UserError(f"the schedule names program {named[:60]!r}, which is not a bundled program, and there "
+                        "is no session to take it from", where=schedule_path,
+                        fix=f"give its program file with --program (e.g. --program {named[:60]}.toml)")
+
+
 def tensor_program_spec(args) -> str:
     """`program_spec`, for the commands that need a tensor program: a Honeybee problem (given,
     or the session's) is refused in one line that says what to use instead."""

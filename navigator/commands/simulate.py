@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from navigator.commands.options import add_policy_option, add_program_options, load_program_args, print_json
+from navigator.commands.options import (add_policy_option, add_program_options, load_program_args, print_json,
+                                       program_named_by)
 
 
 def _add_sim_options(sub) -> None:
@@ -20,6 +21,7 @@ def cmd_eval(args) -> int:
     from navigator.evaluation.report_text import format_report
     from navigator.evaluation.runs import simulate_schedule
 
+    program_named_by(args, args.schedule)
     program, binding, hardware = load_program_args(args)
     schedule = load_schedule(args.schedule, program)
     if args.estimate:
@@ -107,7 +109,8 @@ def cmd_compare(args) -> int:
 def register(subs) -> None:
     ev = subs.add_parser("eval", help="simulate a schedule: FLOPs, bytes, cycles, and a numerical check")
     ev.add_argument("schedule", help="schedule .json (FuseFlow single-region or multi-region form)")
-    ev.add_argument("--program", help="program path or bundled name (default: the session's program)")
+    ev.add_argument("--program", help="program path or bundled name (default: the session's, or the bundled program "
+                                      "the schedule names)")
     add_program_options(ev, program_positional=False)
     _add_sim_options(ev)
     ev.add_argument("--executor", choices=("fast", "exact"), default=None,

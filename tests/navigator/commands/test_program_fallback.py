@@ -46,3 +46,27 @@ def test_eval_takes_the_sessions_program_end_to_end(nav, cli):
     assert result.returncode == 0, result.stderr
     assert "program spmm schedule s.json" in result.stdout and "numerical check: passed" in result.stdout
     assert "using the program of session" in result.stderr
+
+
+def test_validate_and_eval_take_the_program_the_schedule_names(cli, tmp_path):
+    import json
+    import shutil
+
+    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cli("fill", "?0", "--auto", "default", "--subtree", ok=True)
+    cli("export", "--json", "s.json", ok=True)
+    shutil.rmtree(tmp_path / ".navigator")          # no session: the file names spmm, a bundled program
+    result = cli("validate", "s.json", "--json")
+    assert result.returncode == 0 and json.loads(result.stdout)["program"] == "spmm"
+    assert "using the bundled program spmm, which s.json names" in result.stderr
+    estimate = cli("eval", "s.json", "--estimate", ok=True)
+    assert "program spmm schedule s.json" in estimate.stdout
+    cli("start", "gcn", ok=True)                    # a session on another program: the file's still wins
+    assert cli("validate", "s.json", ok=True).stdout.startswith("s.json: valid schedule for spmm")
+    data = json.loads((tmp_path / "s.json").read_text())
+    (tmp_path / "t.json").write_text(json.dumps({**data, "program": "mine"}))
+    mismatch = cli("validate", "t.json")             # a name the session's program does not have: invalid
+    assert mismatch.returncode == 1 and "written for program 'mine', not 'gcn'" in mismatch.stderr
+    shutil.rmtree(tmp_path / ".navigator")
+    assert_user_error(cli("validate", "t.json"), "t.json: the schedule names program 'mine', which is not a "
+                                                  "bundled program", "--program")
