@@ -190,7 +190,9 @@ def _undo_redo(args, action: str) -> int:
         _notes(workspace)
         session = workspace.session
         try:
-            if args.steps is None:  # the last command, with the forced steps it caused
+            if args.to is not None:
+                records = _go_to(session, action, args.to, args.steps)
+            elif args.steps is None:  # the last command, with the forced steps it caused
                 records = session.undo_command() if action == "undo" else session.redo_command()
             else:
                 available = len(session.steps) if action == "undo" else len(session.redo_steps)
@@ -207,6 +209,23 @@ def _undo_redo(args, action: str) -> int:
         workspace.save()
     _report_steps(args, workspace, action, records)
     return 0
+
+
+def _go_to(session, action: str, number: int, steps: int | None) -> list:
+    """`undo --to N` / `redo --to N`: step N the last one taken, with its forced steps."""
+    from navigator.navigation.session_errors import SessionError
+
+    if steps is not None:
+        raise SessionError("give a number of steps or --to a step, not both", where="--to",
+                           fix=f"`navigator {action} --to {number}`")
+    taken = len(session.steps)
+    if action == "undo" and number > taken:
+        raise SessionError(f"step {number} is not taken (the last taken is {taken})", where="--to",
+                           fix=f"`navigator redo --to {number}` re-takes up to it")
+    if action == "redo" and number < taken:
+        raise SessionError(f"step {number} is taken already (the last taken is {taken})", where="--to",
+                           fix=f"`navigator undo --to {number}` takes back what follows it")
+    return session.go_to(number)
 
 
 def cmd_undo(args) -> int:
@@ -363,6 +382,9 @@ def register(subs) -> None:
         sub = subs.add_parser(name, help=text)
         sub.add_argument("steps", nargs="?", type=whole_number(noun="a whole number of steps"), default=None,
                          help="how many single steps (default: every step of the last command)")
+        sub.add_argument("--to", metavar="N", type=whole_number(0, noun="a step number"), default=None,
+                         help=f"{name} until step N is the last one taken, with the forced steps it caused "
+                              "(0: the start; `navigator history` numbers the steps)")
         _add_common(sub)
         sub.set_defaults(run=run)
 

@@ -222,6 +222,29 @@ class Session:
             raise SessionError("nothing to redo", fix=_NOTHING_TO_REDO)
         return [self.redo() for _ in range(_unit_length(self._redo))]
 
+    def forced_end(self, number: int) -> int:
+        """Step `number` with the forced steps right after it in its command (the holes it left
+        with one option): the last of them, over the steps taken and those undo took back
+        (0 stays 0)."""
+        timeline = [*self._steps, *reversed(self._redo)]
+        if not 0 <= number <= len(timeline):
+            raise SessionError(f"there is no step {number}", fix=f"steps are 0 (the start) to {len(timeline)}")
+        if number:
+            command = timeline[number - 1].command
+            while (command is not None and number < len(timeline) and timeline[number].command == command
+                   and timeline[number].by == FORCED):
+                number += 1
+        return number
+
+    def go_to(self, number: int) -> list[StepRecord]:
+        """Undo or redo until step `number` (from 1; 0: before the first) is the last one taken,
+        with the forced steps it caused (`forced_end`), as undoing a command takes them with it.
+        Returns the records undone or redone, in that order."""
+        number = self.forced_end(number)
+        if number <= len(self._steps):
+            return [self.undo() for _ in range(len(self._steps) - number)]
+        return [self.redo() for _ in range(number - len(self._steps))]
+
     def alternatives(self, index: int) -> tuple[MenuOption, ...]:
         """The options offered at step `index`'s hole (from 0) that it did not take, in menu
         order, each with the completions it would have left."""

@@ -158,12 +158,14 @@ class NavigatorApp(TerminalApp):
         if not self._history_shows(event.row):
             return
         number = event.row.number
-        taken = len(self.navigation.session.steps)
-        if number == taken:
-            self.notify("that is the last step taken: nothing to undo or redo")
+        session = self.navigation.session
+        taken, end = len(session.steps), session.forced_end(number)
+        if end == taken:
+            self.notify("that is the last step taken (with its forced steps): nothing to undo or redo")
             return
-        question = (f"Undo the {taken - number} step(s) after step {number}? (redo brings them back)"
-                    if number < taken else f"Redo up to step {number} ({number - taken} step(s))?")
+        forced = f" (and the {end - number} forced step(s) it caused)" if end > number else ""
+        question = (f"Undo the {taken - end} step(s) after step {number}{forced}? (redo brings them back)"
+                    if end < taken else f"Redo up to step {number}{forced}: {end - taken} step(s)?")
 
         def answer(yes: bool | None) -> None:
             if yes and self._history_shows(event.row):  # the history may have moved while asked

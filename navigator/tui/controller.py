@@ -301,22 +301,10 @@ class Navigation:
     def redo(self) -> list["StepRecord"]:
         return self._changed(self.session.redo_command)
 
-    def undo_to(self, number: int) -> list["StepRecord"]:
-        """Take back every step after step `number` (0: all of them)."""
-        session = self.session
-        if not 0 <= number <= len(session.steps):
-            raise UserError(f"there is no step {number}", where="history", fix=f"steps are 1 to {len(session.steps)}")
-        return self._changed(lambda: [session.undo() for _ in range(len(session.steps) - number)])
-
     def go_to(self, number: int) -> list["StepRecord"]:
-        """Undo or redo until step `number` is the last one taken (0: before the first)."""
-        session = self.session
-        reachable = len(session.steps) + len(session.redo_steps)
-        if not 0 <= number <= reachable:
-            raise UserError(f"there is no step {number}", where="history", fix=f"steps are 0 to {reachable}")
-        if number <= len(session.steps):
-            return self.undo_to(number)
-        return self._changed(lambda: [session.redo() for _ in range(number - len(session.steps))])
+        """Undo or redo until step `number` is the last one taken (0: before the first), with
+        the forced steps of its command (navigator.navigation.session.Session.go_to)."""
+        return self._changed(lambda: self.session.go_to(number))
 
     @property
     def can_evaluate(self) -> bool:

@@ -22,7 +22,7 @@ class ConfirmDialog(Dialog):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(block(self.question))
+            yield Static(block(self.question), id="question")
             yield Label("y: yes, n or escape: no")
 
     def action_yes(self) -> None:

@@ -256,3 +256,28 @@ def test_undo_and_redo_beyond_the_log_name_the_session_and_the_fix(cli):
     cli("undo", str(steps), ok=True)
     assert_user_error(cli("undo"), ".navigator/session.json: nothing to undo (the session is back at its start")
     assert_user_error(cli("redo", str(steps + 1)), f"there are only {steps}", "re-takes all of them")
+
+
+def test_undo_and_redo_to_a_step_take_its_forced_steps_with_it(cli):
+    def taken() -> tuple[list[str], int]:
+        history = json.loads(cli("history", "--json", ok=True).stdout)
+        return [step["by"] for step in history["steps"]], len(history["redo"])
+
+    cli("start", "gcn", ok=True)
+    cli("fill", "?0", "1", ok=True)
+    cli("fill", "?1", "--auto", "default", ok=True)
+    cli("fill", "?2", "--auto", "default", ok=True)     # step 3, and the forced steps 4 to 9 it caused
+    cli("fill", "?5", "--auto", "default", ok=True)
+    cli("fill", "?7", "--auto", "default", ok=True)
+    assert taken()[0][2:9] == ["default"] + ["forced"] * 6
+    cli("undo", "--to", "3", ok=True)
+    assert taken() == (["user", "default", "default"] + ["forced"] * 6, 2)
+    assert_user_error(cli("undo", "--to", "12"), "step 12 is not taken", "navigator redo --to 12")
+    assert_user_error(cli("redo", "--to", "2"), "step 2 is taken already", "navigator undo --to 2")
+    assert_user_error(cli("undo", "2", "--to", "1"), "not both")
+    cli("undo", "--to", "5", ok=True)                     # a forced step: the ones after it stay too
+    assert len(taken()[0]) == 9
+    cli("redo", "--to", "10", ok=True)
+    assert taken()[1] == 1
+    cli("undo", "--to", "0", ok=True)
+    assert taken() == ([], 11)

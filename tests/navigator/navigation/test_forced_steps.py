@@ -204,3 +204,31 @@ def test_history_alternatives_are_the_options_not_taken():
     assert [o.id for o in session.alternatives(0)] == [o.id for o in menu.options
                                                        if o.id != "fused_schedule{fused=true}"]
     assert all(session.alternatives(i) == () for i, s in enumerate(session.steps) if s.by == FORCED)
+
+
+@examples(100)
+@given(texts=problems(), data=st.data())
+def test_going_to_a_step_keeps_the_forced_steps_it_caused(texts, data):
+    library, facts = load(texts)
+    session = Session(library, facts, forced_steps=True)
+    session.settle()
+    for _ in range(data.draw(st.integers(1, 4))):
+        if not list(session.menus().options()):
+            break
+        run_command(session, data, 2)
+    timeline = list(session.steps)
+    end_state = state(session)
+    for number in data.draw(st.lists(st.integers(0, len(timeline)), max_size=6)):
+        session.go_to(number)
+        taken = len(session.steps)
+        assert taken >= number and list(session.steps) == timeline[:taken]
+        # the steps kept past `number` are the forced ones of its command, and all of them
+        assert all(s.by == FORCED and s.command == timeline[number - 1].command for s in timeline[number:taken])
+        after = timeline[taken] if taken < len(timeline) else None
+        assert after is None or number == 0 or after.by != FORCED or after.command != timeline[number - 1].command
+        if taken and (after is None or after.command != timeline[taken - 1].command):  # a command's end
+            assert single_option_holes(session) == []
+    session.go_to(len(timeline))
+    assert state(session) == end_state
+    with pytest.raises(SessionError, match="there is no step"):
+        session.go_to(len(timeline) + 1)

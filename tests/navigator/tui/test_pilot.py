@@ -228,6 +228,27 @@ def test_history_undoes_and_redoes_to_any_step(here):
     run(scenario())
 
 
+def test_undo_to_a_step_keeps_the_forced_steps_it_caused(here):
+    async def scenario():
+        app = gcn_app()
+        async with app.run_test(size=SIZE) as pilot:
+            nav = app.navigation
+            await settle(pilot)
+            await press(pilot, "enter", "d", "d", "d", "d")   # step 3 (?2's default) forces six more
+            steps = nav.session.steps
+            assert [s.by for s in steps[3:9]] == ["forced"] * 6 and len(steps) > 9
+            await press(pilot, "h")
+            app.query_one("#history").highlighted = 2        # step 3
+            await press(pilot, "enter")
+            assert "and the 6 forced step(s) it caused" in str(app.screen.query_one("#question").render())
+            await press(pilot, "y")
+            assert len(nav.session.steps) == 9 and nav.session.steps[-1].by == "forced"
+            assert all(len(menu.options) > 1 for menu in nav.session.menus().holes)
+            await press(pilot, "q")
+
+    run(scenario())
+
+
 def test_every_key_is_in_the_command_palette(here):
     from navigator.tui.keys import KEYS
 
