@@ -222,6 +222,34 @@ class Session:
             raise SessionError("nothing to redo", fix=_NOTHING_TO_REDO)
         return [self.redo() for _ in range(_unit_length(self._redo))]
 
+    def fillers(self) -> dict[int, int]:
+        """id() of each application in the current sketch -> the number (from 1) of the step that
+        filled its hole. Each step fills one hole with an application whose parameters become
+        fresh holes numbered on from the sketch's counter (Sketch.fill), so walking the steps in
+        order finds every hole's place."""
+        from navigator.synth.sketch import App
+
+        node_of: dict[int, Any] = {0: self.sketch.root}
+        counter = 1
+        found: dict[int, int] = {}
+        for number, record in enumerate(self._steps, start=1):
+            node = node_of.pop(record.hole, None)
+            if not isinstance(node, App):   # a session whose steps do not build this tree: no mapping
+                return found
+            found[id(node)] = number
+            for index, (_, child) in enumerate(node.args):
+                node_of[counter + index] = child
+            counter += len(node.args)
+        return found
+
+    def first_of_forced(self, number: int) -> int:
+        """The step that caused forced step `number` (the last step of its command before it
+        that is not forced); `number` itself when it is not forced."""
+        while number > 1 and self._steps[number - 1].by == FORCED \
+                and self._steps[number - 2].command == self._steps[number - 1].command:
+            number -= 1
+        return number
+
     def forced_end(self, number: int) -> int:
         """Step `number` with the forced steps right after it in its command (the holes it left
         with one option): the last of them, over the steps taken and those undo took back

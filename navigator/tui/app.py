@@ -24,12 +24,12 @@ from navigator.tui.keys import APP_BINDINGS
 from navigator.tui.palette import key_commands
 from navigator.tui.safe_text import marked
 from navigator.tui.terminal_app import TerminalApp
-from navigator.tui.screens import AutoDialog, ConfirmDialog, ExportDialog, HelpScreen, ProposalsScreen
+from navigator.tui.screens import AutoDialog, ConfirmDialog, ExportDialog, GoToDialog, HelpScreen, ProposalsScreen
 from navigator.tui.widgets.details_pane import DetailsPane
 from navigator.tui.widgets.evaluation_pane import EvaluationPane
 from navigator.tui.widgets.history_pane import HistoryPane
 from navigator.tui.widgets.menu_pane import MenuFilter, MenuPane
-from navigator.tui.widgets.sketch_pane import SketchPane
+from navigator.tui.widgets.sketch_pane import SketchFilter, SketchPane
 from navigator.tui.widgets.status_line import StatusLine
 
 
@@ -52,6 +52,7 @@ class NavigatorApp(TerminalApp):
         yield Header(show_clock=False)
         with Horizontal(id="main"):
             with Vertical(id="left"):
+                yield SketchFilter(id="sketch-filter")
                 yield SketchPane(id="sketch")
                 yield HistoryPane(id="history")
             with Vertical(id="right"):
@@ -122,6 +123,32 @@ class NavigatorApp(TerminalApp):
         self._show_menu()
         self._set_status()
         self.query_one(MenuPane).focus()
+
+    @on(SketchPane.FilledSelected)
+    def _filled_selected(self, event: SketchPane.FilledSelected) -> None:
+        step = event.step
+        if not 1 <= step <= len(self.navigation.session.steps):
+            self._stale(f"step {step} is no longer taken")
+            self.refresh_all()
+            return
+        question, back_to = self.navigation.reopen_question(step)
+        taken = self.navigation.session.steps[step - 1]
+
+        def answer(yes: bool | None) -> None:
+            steps = self.navigation.session.steps
+            if yes and len(steps) >= step and steps[step - 1] == taken:   # unchanged while asked
+                self._act(lambda: self.navigation.go_to(back_to))
+
+        self.push_screen(ConfirmDialog(question), answer)
+
+    @on(Input.Changed, "#sketch-filter")
+    def _sketch_filter_changed(self, event: Input.Changed) -> None:
+        self.query_one(SketchPane).filter_text = event.value
+        self.query_one(SketchPane).show(self.navigation, self.hole)
+
+    @on(Input.Submitted, "#sketch-filter")
+    def _sketch_filter_done(self, event: Input.Submitted) -> None:
+        self.query_one(SketchPane).focus()
 
     @on(MenuPane.OptionHighlighted)
     def _option_highlighted(self, event: MenuPane.OptionHighlighted) -> None:
@@ -226,6 +253,13 @@ class NavigatorApp(TerminalApp):
         self.query_one(MenuFilter).open()
 
     def action_clear_filter(self) -> None:
+        sketch_box, sketch = self.query_one(SketchFilter), self.query_one(SketchPane)
+        if (sketch_box.is_open or sketch.filter_text) and (sketch_box.has_focus or sketch.has_focus):
+            sketch_box.close()
+            sketch.filter_text = ""
+            sketch.show(self.navigation, self.hole)
+            sketch.focus()
+            return
         box, menu = self.query_one(MenuFilter), self.query_one(MenuPane)
         if box.is_open or menu.filter_text:
             box.close()
@@ -238,6 +272,62 @@ class NavigatorApp(TerminalApp):
         self.query_one(MenuPane).cycle_sort()
         self._show_menu()
         self._set_status()
+
+    def action_filter_sketch(self) -> None:
+        self.query_one(SketchFilter).open()
+
+    def _select_hole(self, hole: int) -> None:
+        self.hole = hole
+        self.query_one(SketchPane).show(self.navigation, hole)
+        self._show_menu()
+        self._set_status()
+
+    def _hole_step(self, step: int) -> None:
+        holes = self.navigation.open_holes_in_order()
+        if not holes:
+            self.notify("the sketch is complete: no open hole")
+            return
+        index = holes.index(self.hole) + step if self.hole in holes else 0
+        self._select_hole(holes[index % len(holes)])
+
+    def action_next_hole(self) -> None:
+        self._hole_step(1)
+
+    def action_previous_hole(self) -> None:
+        self._hole_step(-1)
+
+    def _region_step(self, step: int) -> None:
+        sketch = self.query_one(SketchPane)
+        found = sketch.region_step(step)
+        if found is None:
+            self.notify("no " + ("next" if step > 0 else "previous") + " region in the sketch")
+            return
+        index, hole = found
+        if hole is not None:
+            self._select_hole(hole)   # draws the sketch again: the region is found by its index
+        sketch.move_to_region(index)
+        sketch.focus()
+
+    def action_next_region(self) -> None:
+        self._region_step(1)
+
+    def action_previous_region(self) -> None:
+        self._region_step(-1)
+
+    def action_go_to_hole(self) -> None:
+        def go(hole: int | None) -> None:
+            if hole is None:
+                return
+            if hole in self.navigation.open_holes():
+                self._select_hole(hole)
+                self.query_one(MenuPane).focus()
+            elif hole < 0:
+                self.notify("type a hole's number, e.g. 12 or ?12", severity="warning")
+            else:
+                self.notify(marked(f"?{hole} is not an open hole (open: {self.navigation.open_holes_text()})"),
+                            severity="warning")
+
+        self.push_screen(GoToDialog(), go)
 
     def action_history(self) -> None:
         self.query_one(HistoryPane).focus()

@@ -35,6 +35,7 @@ class SketchRow:
     group: str | None        # the region it belongs to ("aggregate1+transform1"), None: the schedule's
     label: str
     hole: int | None         # an open hole's number
+    step: int | None = None  # a filled choice's step (from 1), which undo-to-before reopens
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,15 @@ class Navigation:
     def open_holes(self) -> list[int]:
         return [h.id for h in self.session.sketch.holes()]
 
+    def open_holes_in_order(self) -> list[int]:
+        """The open holes in the order the sketch shows them."""
+        return [row.hole for row in self.sketch_rows() if row.hole is not None]
+
+    def open_holes_text(self, most: int = 12) -> str:
+        holes = self.open_holes()
+        shown = " ".join(f"?{h}" for h in holes[:most])
+        return shown + (f" and {len(holes) - most} more" if len(holes) > most else "") if holes else "none"
+
     def status(self) -> str:
         session = self.session
         holes = self.open_holes()
@@ -160,6 +170,7 @@ class Navigation:
         from navigator.synth.sketch import App, Hole
 
         rows: list[SketchRow] = []
+        fillers = self.session.fillers()
         stack: list[tuple[Any, str | None, str | None]] = [(self.session.sketch.root, None, None)]
         while stack:
             node, param, group = stack.pop()
@@ -173,7 +184,7 @@ class Navigation:
             here = str(region) if region is not None else group
             shown = {k: v for k, v in metadata.items() if k not in ("region", "program")}
             text = node.function + ("{" + ", ".join(f"{k}={v}" for k, v in shown.items()) + "}" if shown else "")
-            rows.append(SketchRow(here, prefix + text, None))
+            rows.append(SketchRow(here, prefix + text, None, fillers.get(id(node))))
             stack.extend((child, name, here) for name, child in reversed(node.args))
         return rows
 
@@ -300,6 +311,16 @@ class Navigation:
 
     def redo(self) -> list["StepRecord"]:
         return self._changed(self.session.redo_command)
+
+    def reopen_question(self, step: int) -> tuple[str, int]:
+        """(the question, the step to go back to) that reopens the hole step `step` filled: undo
+        back to before the step that caused it (itself, or the step that forced it)."""
+        session = self.session
+        cause = session.first_of_forced(step)
+        record = session.steps[step - 1]
+        why = f"?{record.hole} was forced by step {cause}" if cause != step else f"step {step} filled ?{record.hole}"
+        later = len(session.steps) - cause + 1
+        return f"{why}. Undo back to before step {cause} ({later} step(s); redo brings them back)?", cause - 1
 
     def go_to(self, number: int) -> list["StepRecord"]:
         """Undo or redo until step `number` is the last one taken (0: before the first), with

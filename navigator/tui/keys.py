@@ -7,7 +7,7 @@ from textual.binding import Binding
 
 #: (key, command, what it does), in the order the help screen lists them
 KEYS: tuple[tuple[str, str, str], ...] = (
-    ("enter", "choose", "choose the highlighted option"),
+    ("enter", "choose", "choose the highlighted option (in the sketch: select a hole, or reopen a filled choice)"),
     ("d", "default", "take the hole's default"),
     ("a", "auto", "auto: a strategy (heuristic, beam, anneal, exhaustive) over the hole, its subtree or all"),
     ("l", "model", "ask the model: ranked proposals with rationales and figures; accept one or dismiss"),
@@ -20,6 +20,12 @@ KEYS: tuple[tuple[str, str, str], ...] = (
     ("m", "simulate", "simulate the hole's options, best est. first (at most 16; each with the heuristic for the "
                       "rest): the sim. column"),
     ("x", "cancel", "cancel the running evaluation, simulations, strategy or model request"),
+    ("n", "next hole", "select the next open hole (in the sketch's order)"),
+    ("p", "previous hole", "select the previous open hole"),
+    ("]", "next region", "go to the next region of the sketch (and its first open hole)"),
+    ("[", "previous region", "go to the previous region of the sketch"),
+    ("g", "go to hole", "go to a hole by its number"),
+    ("f", "filter sketch", "filter the sketch by region or op name (escape clears)"),
     ("h", "history", "go to the history (enter there: undo or redo to that step)"),
     ("tab", "next panel", "move between the sketch, the menu and the history"),
     ("?", "help", "this help"),
@@ -30,7 +36,7 @@ KEYS: tuple[tuple[str, str, str], ...] = (
 APP_KEYS = tuple(entry for entry in KEYS if entry[0] not in ("enter", "tab"))
 
 #: Textual's names of the keys that are punctuation
-_KEY_NAMES = {"?": "question_mark", "/": "slash"}
+_KEY_NAMES = {"?": "question_mark", "/": "slash", "]": "right_square_bracket", "[": "left_square_bracket"}
 #: the keys the footer shows (the rest are in the help and the command palette)
 _IN_FOOTER = ("d", "a", "l", "u", "r", "e", "/", "?", "q")
 

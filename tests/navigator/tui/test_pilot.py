@@ -249,6 +249,59 @@ def test_undo_to_a_step_keeps_the_forced_steps_it_caused(here):
     run(scenario())
 
 
+def test_holes_and_regions_by_keys_a_filtered_sketch_and_a_reopened_choice(here):
+    from navigator.tui.widgets.sketch_pane import SketchPane
+
+    async def scenario():
+        app = gcn_app()
+        async with app.run_test(size=SIZE) as pilot:
+            nav = app.navigation
+            await settle(pilot)
+            await press(pilot, "enter", "d", "d", "d")        # schedule, fuse, then regions aggregate1 and transform1
+            holes = nav.open_holes_in_order()
+            assert len(holes) >= 4 and app.hole == holes[0]
+            await press(pilot, "n", "n")
+            assert app.hole == holes[2]
+            await press(pilot, "p")
+            assert app.hole == holes[1]
+            await press(pilot, "p", "p")                      # wraps round
+            assert app.hole == holes[-1]
+            sketch = app.query_one(SketchPane)
+            await press(pilot, "[")                           # regions: the cursor goes to one
+            assert sketch.region_of_cursor() is not None
+            first = sketch.region_of_cursor()
+            await press(pilot, "]") if first == 0 else await press(pilot, "[")
+            assert sketch.region_of_cursor() != first
+            await press(pilot, "g")
+            await pilot.press(*f"?{holes[3]}", "enter")
+            await settle(pilot)
+            assert app.hole == holes[3]
+            await press(pilot, "g")
+            await pilot.press("9", "9", "9", "enter")
+            await settle(pilot)
+            assert app.hole == holes[3] and any("?999 is not an open hole" in n.message for n in app._notifications)
+            await press(pilot, "f")
+            await pilot.press(*"transform1")
+            await settle(pilot)
+            regions = [str(node.label) for node in sketch.root.children if node.children]
+            assert regions == ["region transform1"]
+            assert all("transform1" in str(node.label) for node in sketch.root.children if not node.children)
+            await press(pilot, "escape")
+            assert sketch.filter_text == "" and not app.query_one("#sketch-filter").is_open
+            taken = len(nav.session.steps)
+            filled = [node for node in sketch.root.children if node.data and node.data[0] == "step"]
+            assert filled and filled[0].data == ("step", 1)   # schedule{program="gcn"}: step 1
+            sketch.focus()
+            sketch.move_cursor(filled[0])
+            await press(pilot, "enter")
+            assert "step 1 filled ?0" in str(app.screen.query_one("#question").render())
+            await press(pilot, "y")
+            assert len(nav.session.steps) == 0 and len(nav.session.redo_steps) == taken
+            await press(pilot, "q")
+
+    run(scenario())
+
+
 def test_every_key_is_in_the_command_palette(here):
     from navigator.tui.keys import KEYS
 
@@ -318,7 +371,7 @@ def test_the_sketch_pane_of_a_deep_problem(here, cli_in):
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             tree = app.query_one(SketchPane)
-            assert [str(node.label) for node in tree.root.children] == [row.label for row in rows]
+            assert [str(node.label) for node in tree.root.children] == [f"✓ {row.label}" for row in rows]
             await press(pilot, "q")
 
     run(scenario())
