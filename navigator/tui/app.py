@@ -20,7 +20,7 @@ from textual.worker import get_current_worker
 
 from fuseflow.support.errors import UserError, one_line
 from navigator.tui.controller import Navigation
-from navigator.tui.keys import APP_BINDINGS
+from navigator.tui.keys import APP_BINDINGS, NEEDS_A_HOLE, action_name
 from navigator.tui.palette import key_commands
 from navigator.tui.safe_text import marked
 from navigator.tui.terminal_app import TerminalApp
@@ -31,6 +31,10 @@ from navigator.tui.widgets.history_pane import HistoryPane
 from navigator.tui.widgets.menu_pane import MenuFilter, MenuPane
 from navigator.tui.widgets.sketch_pane import SketchFilter, SketchPane
 from navigator.tui.widgets.status_line import StatusLine
+
+
+#: the actions of the keys that act on an open hole
+HOLE_ACTIONS = frozenset(action_name(command) for command in NEEDS_A_HOLE)
 
 
 class NavigatorApp(TerminalApp):
@@ -61,7 +65,7 @@ class NavigatorApp(TerminalApp):
                 yield DetailsPane(id="details")
                 yield EvaluationPane(id="evaluation")
         yield StatusLine(id="status")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         if self.note:
@@ -70,8 +74,16 @@ class NavigatorApp(TerminalApp):
         self.query_one(MenuPane).focus()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        # Textual's own but Quit, Maximize and Minimize: the keys' entries run them (q saves the session)
+        yield from (command for command in super().get_system_commands(screen)
+                    if command.title not in ("Quit", "Maximize", "Minimize"))
         yield from key_commands(self)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The keys that act on an open hole are dimmed (and idle) once the sketch is complete."""
+        if action in HOLE_ACTIONS and self.hole is None:
+            return None
+        return True
 
     # ---- showing the state
 
@@ -88,6 +100,7 @@ class NavigatorApp(TerminalApp):
             self.action_evaluate()
 
     def _set_status(self) -> None:
+        self.refresh_bindings()   # the footer follows the state (check_action)
         menu = self.query_one(MenuPane)
         self.query_one(StatusLine).show(self.hole, self.navigation.status(), menu.sorted_by, menu.filter_text,
                                         self.workers)
@@ -100,6 +113,11 @@ class NavigatorApp(TerminalApp):
             self._compute_hints(self.hole, sketch)
         menu.show(self.navigation, self.hole)
         self._show_details()
+        self._mark_region()
+
+    def _mark_region(self) -> None:
+        """The evaluation marks the selected hole's region."""
+        self.query_one(EvaluationPane).mark_region(self.query_one(SketchPane).hole_regions.get(self.hole))
 
     def _show_details(self) -> None:
         self.query_one(DetailsPane).show(self.navigation, self.hole, self.query_one(MenuPane).highlighted_option())
@@ -331,6 +349,29 @@ class NavigatorApp(TerminalApp):
 
     def action_history(self) -> None:
         self.query_one(HistoryPane).focus()
+
+    def action_focus_sketch(self) -> None:
+        self.query_one(SketchPane).focus()
+
+    def action_focus_menu(self) -> None:
+        self.query_one(MenuPane).focus()
+
+    def action_focus_details(self) -> None:
+        self.query_one(DetailsPane).focus()
+
+    def action_focus_evaluation(self) -> None:
+        self.query_one(EvaluationPane).focus()
+
+    def action_focus_history(self) -> None:
+        self.query_one(HistoryPane).focus()
+
+    def action_maximize(self) -> None:
+        """The focused pane over the whole screen, or back to the layout."""
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
+        elif self.focused is not None and not screen.maximize(self.focused):
+            self.notify("this pane cannot be maximized", severity="warning")
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

@@ -27,7 +27,13 @@ KEYS: tuple[tuple[str, str, str], ...] = (
     ("g", "go to hole", "go to a hole by its number"),
     ("f", "filter sketch", "filter the sketch by region or op name (escape clears)"),
     ("h", "history", "go to the history (enter there: undo or redo to that step)"),
-    ("tab", "next panel", "move between the sketch, the menu and the history"),
+    ("tab", "next panel", "move between the panes (the focused one has a bright border)"),
+    ("f2", "focus sketch", "focus the sketch"),
+    ("f3", "focus menu", "focus the menu"),
+    ("f4", "focus details", "focus the details (scroll them with the arrows)"),
+    ("f5", "focus evaluation", "focus the evaluation (o there: regions by cycles or in program order)"),
+    ("f6", "focus history", "focus the history"),
+    ("f10", "maximize", "maximize the focused pane, or restore the layout"),
     ("?", "help", "this help"),
     ("q", "quit", "quit, saving the session"),
 )
@@ -37,8 +43,18 @@ APP_KEYS = tuple(entry for entry in KEYS if entry[0] not in ("enter", "tab"))
 
 #: Textual's names of the keys that are punctuation
 _KEY_NAMES = {"?": "question_mark", "/": "slash", "]": "right_square_bracket", "[": "left_square_bracket"}
-#: the keys the footer shows (the rest are in the help and the command palette)
-_IN_FOOTER = ("d", "a", "l", "u", "r", "e", "/", "?", "q")
+#: the keys the footer shows whatever has the focus (the rest are in the help and the palette)
+_IN_FOOTER = ("u", "e", "?", "q")
+#: the keys the footer shows while a pane has the focus: what applies there
+PANE_KEYS: dict[str, tuple[str, ...]] = {
+    "menu": ("d", "a", "l", "/"),
+    "sketch": ("n", "]", "g", "f"),
+    "details": ("f3", "f10"),
+    "evaluation": ("v", "x", "f10"),
+    "history": ("r",),
+}
+#: the commands that act on an open hole: dimmed in the footer, and idle, once the sketch is complete
+NEEDS_A_HOLE = ("default", "auto", "model", "simulate", "next hole", "previous hole", "go to hole")
 
 
 def action_name(command: str) -> str:
@@ -52,3 +68,10 @@ APP_BINDINGS = [Binding(_KEY_NAMES.get(key, key), action_name(command), command,
     Binding("ctrl+c", "quit", "quit", show=False, priority=True),
     Binding("escape", "clear_filter", "clear filter", show=False),
 ]
+
+
+def pane_bindings(pane: str) -> list[Binding]:
+    """The footer's keys for `pane` (PANE_KEYS), running the app's actions."""
+    commands = {key: command for key, command, _ in KEYS}
+    return [Binding(_KEY_NAMES.get(key, key), f"app.{action_name(commands[key])}", commands[key], key_display=key)
+            for key in PANE_KEYS[pane]]

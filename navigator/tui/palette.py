@@ -18,7 +18,7 @@ from typing import Iterator
 from textual.app import App, SystemCommand
 from textual.command import CommandList, CommandPalette
 
-from navigator.tui.keys import APP_KEYS, KEYS, action_name
+from navigator.tui.keys import KEYS, action_name
 from navigator.tui.screens.dismiss_once import DismissOnce
 
 #: the command list's actions that read its line map
@@ -33,7 +33,9 @@ class NavigatorPalette(DismissOnce, CommandPalette):
 
 
 def key_commands(app: App) -> Iterator[SystemCommand]:
-    """One entry per key the app binds, then enter's (choose: the menu binds it, the app runs it)."""
-    choose = [entry for entry in KEYS if entry[0] == "enter"]
-    for key, command, text in (*APP_KEYS, *choose):
-        yield SystemCommand(f"{command.capitalize()} ({key})", text, getattr(app, f"action_{action_name(command)}"))
+    """One entry per key, once each: the app's, then enter's (choose: the menu binds it, the
+    app runs it) and tab's (the next pane: Textual's focus chain)."""
+    for key, command, text in KEYS:
+        action = getattr(app, f"action_{action_name(command)}", None) if key != "tab" else app.action_focus_next
+        if action is not None:
+            yield SystemCommand(f"{command.capitalize()} ({key})", text, action)

@@ -10,8 +10,12 @@ from navigator.tui.keys import KEYS
 from navigator.tui.screens.dialog import Dialog
 
 
-#: what the figures on the screens mean, in the words the screens use
+#: what the screens' words mean, in a line each
 FIGURES = (
+    ("hole", "a decision still open in the sketch (?3); its menu offers only steps that can still be "
+             "completed into a valid schedule"),
+    ("forced step", "a hole with a single option is filled with it at the end of each command; undo takes "
+                    "it back with the step that caused it"),
     ("est.", "the cost model's estimate of the simulator, no simulation: a menu option's is the best "
              "completion found beneath it (\">=\": a bound)"),
     ("sim.", "the simulator's figures: the Evaluation panel's cycles (v), and the menu's sim. column (m: each "
@@ -27,6 +31,6 @@ class HelpScreen(Dialog):
         with Vertical():
             yield Label("[b]Navigator: keys[/b]  (also in the command palette, ctrl+p)")
             yield Static("\n".join(f"[b]{key:>6}[/b]  {text}" for key, _, text in KEYS))
-            yield Label("[b]Figures[/b]")
+            yield Label("[b]Words and figures[/b]")
             yield Static("\n".join(f"[b]{name}[/b]  {text}" for name, text in FIGURES), markup=True)
             yield Label("escape closes")

@@ -11,12 +11,16 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from navigator.tui.safe_text import block
+from navigator.tui.keys import pane_bindings
 
 if TYPE_CHECKING:
     from navigator.tui.controller import HistoryRow
 
 
 class HistoryPane(OptionList):
+    ALLOW_MAXIMIZE = True
+    BINDINGS = pane_bindings("history")
+
     class StepSelected(Message):
         """Enter on a step (`row`, as shown): make it the last step taken (undo or redo to it)."""
 

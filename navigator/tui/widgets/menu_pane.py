@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Input
 from navigator.tui.controller import menu_context
 from navigator.tui.safe_text import marked, plain
 from fuseflow.support.numbers import figure
+from navigator.tui.keys import pane_bindings
 
 if TYPE_CHECKING:
     from navigator.tui.controller import Navigation, OptionRow
@@ -44,6 +45,9 @@ class MenuFilter(Input):
 
 
 class MenuPane(DataTable):
+    ALLOW_MAXIMIZE = True
+    BINDINGS = pane_bindings("menu")
+
     """The options of one hole; what the filter keeps, in the order chosen, and their cost hints
     (computed by the app's worker, `computing…` until they arrive)."""
 

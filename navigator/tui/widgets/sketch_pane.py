@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Input, Tree
 
 from navigator.tui.safe_text import plain
+from navigator.tui.keys import pane_bindings
 
 if TYPE_CHECKING:
     from navigator.tui.controller import Navigation, SketchRow
@@ -42,6 +43,9 @@ class SketchFilter(Input):
 
 
 class SketchPane(Tree):
+    ALLOW_MAXIMIZE = True
+    BINDINGS = pane_bindings("sketch")
+
     class HoleSelected(Message):
         """An open hole was selected: its menu is wanted."""
 
@@ -62,6 +66,8 @@ class SketchPane(Tree):
         #: the region groups shown, in sketch order (their nodes), and the open holes' nodes
         self._regions: list[Any] = []
         self._holes: dict[int, Any] = {}
+        #: every open hole's region ("aggregate1+transform1"; None: the schedule's own), filter or not
+        self.hole_regions: dict[int, str | None] = {}
 
     def on_mount(self) -> None:
         self.border_title = "Sketch"
@@ -72,7 +78,9 @@ class SketchPane(Tree):
         self.root.expand()
         groups: dict[str | None, Any] = {}
         self._regions, self._holes = [], {}
-        rows = _kept(navigation.sketch_rows(), self.filter_text)
+        every = navigation.sketch_rows()
+        self.hole_regions = {row.hole: row.group for row in every if row.hole is not None}
+        rows = _kept(every, self.filter_text)
         for row in rows:
             parent = self.root
             if row.group is not None:

@@ -195,7 +195,7 @@ def test_works_at_80x24_and_without_colour(here, monkeypatch):
             assert app.no_color
             assert app.query_one("#menu").row_count == 2
             await press(pilot, "enter", "enter")
-            assert "evaluating" not in str(app.query_one("#evaluation").render())
+            assert "evaluating" not in app.query_one("#evaluation").text
             await press(pilot, "q")
 
     run(scenario())
@@ -302,6 +302,61 @@ def test_holes_and_regions_by_keys_a_filtered_sketch_and_a_reopened_choice(here)
     run(scenario())
 
 
+def test_panes_focus_by_keys_maximize_and_the_evaluation_scrolls_sorts_and_marks(here):
+    from navigator.tui.widgets.details_pane import DetailsPane
+    from navigator.tui.widgets.evaluation_pane import EvaluationPane
+
+    async def scenario():
+        app = gcn_app(evaluate=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            evaluation = app.query_one(EvaluationPane)
+            lines = evaluation.text.splitlines()
+            assert "sim. cycles in 6 region(s)" in lines[0]
+            rows = [line for line in lines if "%" in line and "." in line[:4]]
+            cycles = [int(line.split()[2].replace(",", "")) for line in rows]
+            assert len(rows) == 6 and cycles == sorted(cycles, reverse=True)   # the bottleneck first
+            for key, pane in (("f2", "#sketch"), ("f4", "#details"), ("f5", "#evaluation"), ("f6", "#history"),
+                              ("f3", "#menu")):
+                await press(pilot, key)
+                assert app.focused is app.query_one(pane), key
+            await press(pilot, "f5", "o")                   # program order
+            numbers = [line.split(".")[0].strip(" ▸") for line in evaluation.text.splitlines() if "%" in line]
+            assert numbers == ["1", "2", "3", "4", "5", "6"] and "in program order" in evaluation.border_title
+            await press(pilot, "end")                       # it scrolls; the totals stay in view
+            assert evaluation.scroll_y > 0 and evaluation.query_one("#evaluation-totals").region.height > 0
+            await press(pilot, "f10")
+            assert app.screen.maximized is evaluation
+            await press(pilot, "f10")
+            assert app.screen.maximized is None
+            await press(pilot, "f3", "enter", "d", "d")     # schedule, fuse, region aggregate1: its hole marked
+            assert app.hole is not None and evaluation.marked_region == "aggregate1"
+            assert any(line.startswith("▸") and line.endswith("aggregate1") for line in evaluation.text.splitlines())
+            await press(pilot, "f4")
+            assert isinstance(app.focused, DetailsPane) and app.focused.text
+            await press(pilot, "q")
+
+    run(scenario())
+
+
+def test_the_footer_dims_what_needs_a_hole_once_the_sketch_is_complete(here):
+    async def scenario():
+        app = gcn_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert app.check_action("default", ()) is True
+            app.navigation.choose(0, app.navigation.options(0)[1].id)   # default_schedule: complete at once
+            app.refresh_all()
+            await settle(pilot)
+            assert app.hole is None
+            for action in ("default", "auto", "model", "simulate", "next_hole", "go_to_hole"):
+                assert app.check_action(action, ()) is None, action
+            assert app.check_action("export", ()) is True and app.check_action("undo", ()) is True
+            await press(pilot, "q")
+
+    run(scenario())
+
+
 def test_every_key_is_in_the_command_palette(here):
     from navigator.tui.keys import KEYS
 
@@ -310,9 +365,9 @@ def test_every_key_is_in_the_command_palette(here):
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             titles = [command.title for command in app.get_system_commands(app.screen)]
-            for key, action, _ in KEYS:
-                if key != "tab":
-                    assert any(title.lower().startswith(action) for title in titles), (key, titles)
+            for key, action, _ in KEYS:                     # every key once (tab too), and one Quit
+                assert titles.count(f"{action.capitalize()} ({key})") == 1, (key, titles)
+            assert sum("quit" in title.lower() for title in titles) == 1
             await press(pilot, "enter")                     # one step, then undo it from the palette
             assert len(app.navigation.session.steps) == 1
             await press(pilot, "ctrl+p")
