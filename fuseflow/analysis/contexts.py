@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from fuseflow.program.expr import is_linear_in
 from fuseflow.program.ir import Program, Region
-from fuseflow.support.memo import BoundedMemo
+from fuseflow.support.memo import named_memo
 from fuseflow.analysis.policies import DEFAULT_POLICY, POLICIES
 
 
@@ -68,7 +68,7 @@ class _Static:
 def _static(program: Program, region: Region, policy: str) -> _Static:
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}")
-    memo = program.memo.setdefault("region_contexts", BoundedMemo())
+    memo = named_memo(program.memo, "region_contexts")
     found = memo.get((region.ops, policy))
     if found is not None and found[0] is region:
         return found[1]
@@ -146,7 +146,7 @@ def _hoist(program: Program, region: Region, chain: dict[str, tuple[str, ...]], 
 
 def _users(program: Program, region: Region) -> dict[str, tuple[list[str], bool]]:
     """Op -> (its in-region consumers, whether its result leaves the region); memoized per region."""
-    memo = program.memo.setdefault("region_users", BoundedMemo())
+    memo = named_memo(program.memo, "region_users")
     found = memo.get(region.ops)
     if found is None or found[0] is not region:
         results = {r.tensor for r in region.results}

@@ -21,7 +21,7 @@ from fuseflow.support.work_budget import StepBudget
 from fuseflow.program.ir import MAX_VARS, Program
 from fuseflow.analysis.unification import Unification, UnificationError, orders_exist, unify_region
 from fuseflow.analysis.orders import OrderSpace
-from fuseflow.support.memo import BoundedMemo
+from fuseflow.support.memo import named_memo
 from fuseflow.analysis.op_masks import OpMasks, bits, mask_of, op_masks
 
 Grouping = tuple[tuple[str, ...], ...]
@@ -37,9 +37,7 @@ _FUSION_FIX = ("split the program into smaller programs: the fusion groupings gr
 
 def region_problem(program: Program, group: tuple[str, ...] | list[str]) -> str | None:
     """Why a set of ops cannot be one fused region, or None when it can."""
-    cache = program.memo.get("region_problems")
-    if cache is None:
-        cache = program.memo["region_problems"] = BoundedMemo()
+    cache = named_memo(program.memo, "region_problems")
     key = frozenset(group)
     if key not in cache:
         cache[key] = _region_problem(program, group)

@@ -22,7 +22,7 @@ from fuseflow.analysis.fusion import Grouping, unfused
 from fuseflow.analysis.fusion_steps import FusionState, FusionStep, FusionSteps, fusion_steps
 from fuseflow.program.ir import Program
 from fuseflow.analysis.unification import region_signature, unify_region
-from fuseflow.support.memo import BoundedMemo
+from fuseflow.support.memo import named_memo
 from fuseflow.analysis.orders import OrderSpace
 
 SHORTCUT_NAMES = ("unfused", "per_layer", "largest_fusion")
@@ -81,7 +81,7 @@ def runs_without_recomputation(program: Program, ops: tuple[str, ...], policy: s
     from fuseflow.analysis.contexts import region_contexts  # the lowering is only needed here
 
     # By signature: a deep model's repeated blocks ask the same question many times over.
-    memo = program.memo.setdefault("runs_without_recomputation", BoundedMemo())
+    memo = named_memo(program.memo, "runs_without_recomputation")
     key = (region_signature(program, ops), policy, dense_fixed)
     if key not in memo:
         region = unify_region(program, tuple(ops))

@@ -28,7 +28,7 @@ from fuseflow.analysis.contexts import Contexts
 from fuseflow.analysis.level_support import ALL, Support, conjuncts, expression_support, fiber, s_and
 from fuseflow.program.expr import Access
 from fuseflow.program.ir import Program, Region
-from fuseflow.support.memo import BoundedMemo
+from fuseflow.support.memo import named_memo
 
 
 def memory_key(tensor: str, vars_: tuple[str, ...]) -> str:
@@ -105,7 +105,7 @@ class _RegionFacts:
 
 
 def _facts(program: Program, region: Region) -> _RegionFacts:
-    memo = program.memo.setdefault("loop_fibers", BoundedMemo())
+    memo = named_memo(program.memo, "loop_fibers")
     found = memo.get(region.ops)
     if found is None or found[0] is not region:
         found = memo[region.ops] = (region, _RegionFacts(program, region))

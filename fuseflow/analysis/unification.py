@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from fuseflow.program.expr import rename_tensors
 from fuseflow.program.ir import Operand, Program, Region
-from fuseflow.support.memo import BoundedMemo
+from fuseflow.support.memo import named_memo
 
 
 def region_signature(program: Program, ops) -> tuple:
@@ -43,9 +43,7 @@ class UnificationError(ValueError):
 
 def unify_region(program: Program, ops: list[str] | tuple[str, ...]) -> Region:
     """Merge index variables along producer/consumer edges inside the group of ops."""
-    cache = program.memo.get("regions")
-    if cache is None:
-        cache = program.memo["regions"] = BoundedMemo()
+    cache = named_memo(program.memo, "regions")
     key = frozenset(ops)
     if key not in cache:
         try:

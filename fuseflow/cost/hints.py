@@ -55,6 +55,8 @@ ORDER_BUDGET = 10_000
 ORDERS_PREDICTED = 32
 #: of those, the best under the rule's completion that are also costed with the defaults
 ORDERS_REFINED = 3
+#: fusion states kept per list of placed regions (`state_after`)
+AFTER_KEPT = 10_000
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,8 @@ class CostHints:
         self._schedules: dict[tuple, CostHint] = {}
         self._shortlists: dict[str, tuple[tuple[str, ...], ...]] = {}
         self._states: dict[FusionState, CostHint] = {}
+        self._signatures: dict[tuple[str, ...], str] = {}
+        self._after: dict[tuple, FusionState | None] = {}
 
     # ---- one region
 
@@ -152,7 +156,10 @@ class CostHints:
         return model
 
     def signature(self, ops: tuple[str, ...]) -> str:
-        return region_signature(self.program, self.binding, ops)
+        found = self._signatures.get(ops)
+        if found is None:
+            found = self._signatures[ops] = region_signature(self.program, self.binding, ops)
+        return found
 
     def of_region_schedule(self, rs: RegionSchedule) -> CostHint:
         """The estimate of one completely chosen region."""
@@ -289,12 +296,19 @@ class CostHints:
     def state_after(self, regions: Iterable[Sequence[str]]) -> FusionState | None:
         """The fusion state after placing `regions` in this order, None when the steps do not
         place them so."""
-        state = self.steps.start()
+        regions = tuple(tuple(ops) for ops in regions)
+        if regions in self._after:   # the options of one hole place the same regions
+            return self._after[regions]
+        state: FusionState | None = self.steps.start()
         for ops in regions:
             step = self.steps.step(state, ops)
             if step is None:
-                return None
+                state = None
+                break
             state = step.next
+        if len(self._after) > AFTER_KEPT:
+            self._after.clear()
+        self._after[regions] = state
         return state
 
     def partial(self, placed: Sequence[tuple[Sequence[str], Choices | Sequence[str] | None]],

@@ -20,12 +20,12 @@ from fuseflow.analysis.unification import unify_region
 from fuseflow.program.binding import Binding
 from fuseflow.program.expr import Access, Statement, rename_tensors
 from fuseflow.program.ir import Program
-from fuseflow.support.memo import BoundedMemo
+from fuseflow.support.memo import named_memo
 
 
 def region_signature(program: Program, binding: Binding, ops: tuple[str, ...]) -> str:
     """A SHA-256 of everything the estimate of the region `ops` reads (memoized per program and binding)."""
-    memo = program.memo.setdefault("region_signature", BoundedMemo())
+    memo = named_memo(program.memo, "region_signature")
     key = (ops, id(binding))
     found = memo.get(key)
     if found is None or found[0] is not binding:

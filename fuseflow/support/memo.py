@@ -27,3 +27,12 @@ class BoundedMemo(dict):
             while self and len(self) >= self.limit:
                 del self[next(iter(self))]
         super().__setitem__(key, value)
+
+
+def named_memo(store: dict, name: str) -> BoundedMemo:
+    """The memo called `name` in `store` (a program's `memo`), made on first use; never a new
+    BoundedMemo per call, as `store.setdefault(name, BoundedMemo())` would build."""
+    found = store.get(name)
+    if found is None:
+        found = store[name] = BoundedMemo()
+    return found

@@ -76,6 +76,10 @@ class Plan:
     compared: dict[str, Any] = field(default_factory=dict)
     #: who the steps are recorded as, when not the strategy itself (a fallback: "strategy:heuristic")
     provenance: str | None = None
+    #: the sketch after each step, as the strategy reached it (empty: not kept); the session takes
+    #: these objects when its own steps build the same trees, so the menus computed while
+    #: planning are not computed again
+    sketches: tuple[Any, ...] = ()
 
     @property
     def figures(self) -> dict[str, Any]:

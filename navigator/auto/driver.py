@@ -50,13 +50,15 @@ def fill(session: Session, hole: int, strategy: "Strategy | PlanningStrategy", s
 def apply_plan(session: Session, strategy: "PlanningStrategy", plan: Plan, rationale: str | None = None) -> None:
     """Take a plan's steps in order, each recorded with the strategy's provenance and figures."""
     figures = plan.figures
-    for step in plan.steps:
+    planned = plan.sketches if len(plan.sketches) == len(plan.steps) else (None,) * len(plan.steps)
+    for step, sketch in zip(plan.steps, planned):
         menus = session.menus()
         if not session.sketch.has_hole(step.hole) or menus.option(step.hole, step.option) is None:
             raise StrategyFailure(f"strategy {strategy.name!r} planned ?{step.hole} := {step.option!r}, which "
                                   "is not offered")
         session.apply(step.hole, step.option, by=plan.provenance or strategy.provenance,
-                      rationale=rationale if rationale is not None else plan.rationale, figures=figures)
+                      rationale=rationale if rationale is not None else plan.rationale, figures=figures,
+                      expected=sketch)
 
 
 def _take(session: Session, strategy: Strategy, hole: int, rationale: str | None) -> StepRecord:

@@ -61,6 +61,7 @@ class HeuristicStrategy:
         oracle = context.oracle
         walk = ScopeWalk.start(context.sketch, hole, scope)
         steps: list[PlannedStep] = []
+        sketches = []
         used: dict[str, int] = {}
         while not walk.done:
             current = min(walk.pending)
@@ -69,9 +70,10 @@ class HeuristicStrategy:
             used[rule] = used.get(rule, 0) + 1
             steps.append(PlannedStep(current, option.id))
             walk = walk.take(oracle, option)
+            sketches.append(walk.sketch)
         rationale = "rules: " + "; ".join(f"{rule} ×{n}" if n > 1 else rule for rule, n in used.items())
         return Plan(tuple(steps), rationale, cost_model_evaluations=rules.evaluations,
-                    compared={"rules": dict(used)})
+                    compared={"rules": dict(used)}, sketches=tuple(sketches))
 
 
 class HeuristicRules:

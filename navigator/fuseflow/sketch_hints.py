@@ -50,6 +50,8 @@ class SketchHints:
         self.costs: CostHints = _shared_costs(space, hardware or load_hardware())
         #: shortcut function -> its grouping (the FuseFlow library names them so)
         self.shortcuts = offered_shortcuts(space.program)
+        #: (element, index, grouping) ids -> (element, grouping, what `_region` read of it)
+        self._read_regions: dict[tuple, tuple] = {}
 
     def of_menus(self, sketch: Sketch, menus: Menus) -> dict[tuple[int, str], "CostHint | None"]:
         """(hole, option id) -> the hint of that step, for every option of every open hole."""
@@ -79,7 +81,7 @@ class SketchHints:
         if reading.fusion is None:
             return costs.best()
         grouping = self.shortcuts.get(reading.fusion)
-        placed = [self._region(region, grouping, index) for index, region in enumerate(reading.placed)]
+        placed = [self._region_of(region, grouping, index) for index, region in enumerate(reading.placed)]
         if reading.ended:
             return costs.partial(placed, None)
         if grouping is not None:
@@ -88,6 +90,19 @@ class SketchHints:
         if state is None:
             raise _Unreadable
         return costs.partial(placed, state)
+
+    def _region_of(self, region: PlacedRegion, grouping, index: int):
+        """`_region`, remembered per placed region: the options of one hole, and the steps after
+        it, leave every other region's subtree as it was (a step rebuilds only the path to its
+        hole, so the element above is new but its `schedule` subtree is the same object)."""
+        schedule = region.element.arg("schedule")   # read_sketch found it
+        key = (id(schedule), region.element.metadata, index, id(grouping))
+        found = self._read_regions.get(key)
+        if found is None or found[0] is not schedule or found[1] is not grouping:
+            if len(self._read_regions) > _READ_REGIONS_KEPT:
+                self._read_regions.clear()
+            found = self._read_regions[key] = (schedule, grouping, self._region(region, grouping, index))
+        return found[2]
 
     @staticmethod
     def _region(region: PlacedRegion, grouping, index: int):
@@ -108,6 +123,8 @@ class SketchHints:
 #: space opened again (a command run in-process, the TUI reopening a session) reuses it
 _COSTS: dict[tuple, "CostHints"] = {}
 _COSTS_KEPT = 8
+#: placed regions' readings kept per SketchHints (a sketch of transformer12 places hundreds)
+_READ_REGIONS_KEPT = 20_000
 #: new region estimates (about 2 ms each) worth writing the memo's entry again for
 _NEW_WORTH_KEEPING = 16
 #: CostHints -> (its store, its key's parts, the estimates the store holds)

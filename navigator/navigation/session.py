@@ -153,12 +153,15 @@ class Session:
         return max(numbers, default=0) + 1
 
     def apply(self, hole: int, option: str, *, by: str = "user",
-              rationale: str | None = None, figures: Mapping[str, Any] | None = None) -> StepRecord:
+              rationale: str | None = None, figures: Mapping[str, Any] | None = None,
+              expected: Sketch | None = None) -> StepRecord:
         """Fill `hole` with the offered option whose id is `option` (a command of its own,
-        unless inside `command()`); `figures`: what a strategy weighed (StepRecord.figures)."""
+        unless inside `command()`); `figures`: what a strategy weighed (StepRecord.figures).
+        `expected`: the sketch a strategy reached with this step while planning, taken instead
+        of the one the step builds when the two are the same tree (the oracle knows its menus)."""
         chosen = self._offered(hole, option)
         with self.command():
-            return self._take(chosen, by, rationale, self._clock(), figures=figures)
+            return self._take(chosen, by, rationale, self._clock(), figures=figures, expected=expected)
 
     @contextmanager
     def atomic(self) -> Iterator[None]:
@@ -309,13 +312,17 @@ class Session:
         return chosen
 
     def _take(self, chosen: MenuOption, by: str, rationale: str | None, timestamp: str,
-              command: int | None = None, figures: Mapping[str, Any] | None = None) -> StepRecord:
+              command: int | None = None, figures: Mapping[str, Any] | None = None,
+              expected: Sketch | None = None) -> StepRecord:
         if not is_provenance(by):
             raise ValueError(f'by must be "user", "default", "forced" or "strategy:<name>", not {by!r}')
         record = StepRecord(chosen.hole, chosen.id, chosen.function, chosen.metadata, by,
                             rationale, timestamp, command if command is not None else self._command,
                             figures)
-        self._sketches.append(self.oracle.apply(self.sketch, chosen))
+        sketch = self.oracle.apply(self.sketch, chosen)
+        if expected is not None and expected.next_hole == sketch.next_hole and expected.root == sketch.root:
+            sketch = expected   # the same tree, whose menus the oracle may know already
+        self._sketches.append(sketch)
         self._steps.append(record)
         self._redo = []
         return record

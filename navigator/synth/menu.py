@@ -9,6 +9,7 @@ and the CLI can refer to it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from navigator.lang.formula import Value, format_value, same_value
@@ -40,8 +41,9 @@ class MenuOption:
     #: so `count` is not part of the hole's total (the other options partition it)
     alias: bool = False
 
-    @property
+    @cached_property
     def id(self) -> str:
+        # built once: strategies and screens ask for it at every step
         return option_id(self.function, self.metadata)
 
     @property

@@ -38,6 +38,10 @@ from navigator.synth.inhabitation import Tables, gc_paused
 from navigator.synth.menu import HoleMenu, MenuOption, Menus, option_id
 from navigator.synth.sketch import MAX_SKETCH_DEPTH, App, Hole, Sketch
 
+#: the sketches whose menus are kept (by identity): a strategy's plan of a few hundred steps
+#: is taken on the session without computing them again
+MENUS_KEPT = 512
+
 
 @dataclass
 class _Group:
@@ -154,7 +158,7 @@ class Oracle:
             return cached[1]
         with gc_paused(), self.budget.operation():
             menus = self._compute_menus(sketch)
-        if len(self._menu_cache) > 64:
+        if len(self._menu_cache) > MENUS_KEPT:
             self._menu_cache.clear()
         self._menu_cache[id(sketch)] = (sketch, menus)
         return menus

@@ -162,20 +162,39 @@ class HoleSite:
 class Sketch:
     root: Node
     next_hole: int
+    #: the open holes: id -> (argument positions from the root, the hole), found by one walk of
+    #: the tree and then kept up to date by `fill` (a step changes only the filled hole's
+    #: entries), so finding a hole costs its depth, not the sketch's size
+    _index: list = field(default_factory=list, compare=False, repr=False)
 
     @staticmethod
     def initial(goal_type: str) -> "Sketch":
         return Sketch(Hole(0, goal_type), 1)
 
+    def _holes_index(self) -> dict[int, tuple[tuple[int, ...], Hole]]:
+        if not self._index:
+            found: dict[int, tuple[tuple[int, ...], Hole]] = {}
+            stack: list[tuple[Node, tuple[int, ...]]] = [(self.root, ())]
+            while stack:
+                node, path = stack.pop()
+                if node.__class__ is Hole:
+                    found[node.id] = (path, node)  # type: ignore[union-attr]
+                else:
+                    stack.extend((child, path + (i,)) for i, (_, child) in enumerate(node.args))  # type: ignore
+            self._index.append(found)
+        return self._index[0]
+
     # -- queries --------------------------------------------------------------------
 
     def holes(self) -> list[Hole]:
         """Open holes in ascending id order."""
-        return sorted(_iter_holes(self.root), key=_hole_id)
+        index = self._holes_index()
+        return [index[h][1] for h in sorted(index)]
 
     def lowest_hole(self) -> Hole | None:
         """The open hole with the smallest id (the one menus list first), or None."""
-        return min(_iter_holes(self.root), key=_hole_id, default=None)
+        index = self._holes_index()
+        return index[min(index)][1] if index else None
 
     def hole_sites(self) -> list[HoleSite]:
         sites: list[HoleSite] = []
@@ -191,17 +210,14 @@ class Sketch:
         return sorted(sites, key=lambda s: s.hole.id)
 
     def hole(self, hole_id: int) -> Hole:
-        for hole in _iter_holes(self.root):
-            if hole.id == hole_id:
-                return hole
-        raise KeyError(hole_id)
+        return self._holes_index()[hole_id][1]
 
     def has_hole(self, hole_id: int) -> bool:
-        return any(hole.id == hole_id for hole in _iter_holes(self.root))
+        return hole_id in self._holes_index()
 
     @property
     def complete(self) -> bool:
-        return not any(True for _ in _iter_holes(self.root))
+        return not self._holes_index()
 
     def applications(self) -> Iterator[App]:
         """Every application node, parents before children."""
@@ -233,9 +249,15 @@ class Sketch:
         as (field, value) pairs or a mapping in the return type's field order. This is the
         raw tree operation; `Oracle` decides which fills are allowed.
         """
-        path = _path_to_hole(self.root, hole_id)
-        if path is None:
+        index = self._holes_index()
+        if hole_id not in index:
             raise KeyError(f"no open hole ?{hole_id}")
+        positions = index[hole_id][0]
+        path: list[tuple[App, int]] = []
+        node = self.root
+        for position in positions:
+            path.append((node, position))  # type: ignore[arg-type]
+            node = node.args[position][1]  # type: ignore[union-attr]
         # The new application sits at depth len(path) + 1; one with parameters there would
         # leave holes that no step could fill.
         if len(path) + 1 + bool(params) > MAX_SKETCH_DEPTH:
@@ -246,44 +268,16 @@ class Sketch:
                       for i, (name, type_name) in enumerate(params))
         new: Node = App(function, target.type, pairs, fresh)
         # Rebuild the path from the hole up to the root; everything else is shared.
-        for parent, index in reversed(path):
+        for parent, position in reversed(path):
             args = list(parent.args)
-            args[index] = (args[index][0], new)
+            args[position] = (args[position][0], new)
             new = App(parent.function, parent.type, parent.metadata, tuple(args))
-        return Sketch(new, self.next_hole + len(params))
+        sketch = Sketch(new, self.next_hole + len(params))
+        holes = dict(index)
+        del holes[hole_id]
+        for i, (_, hole) in enumerate(fresh):
+            holes[hole.id] = (positions + (i,), hole)
+        sketch._index.append(holes)
+        return sketch
 
 
-def _hole_id(hole: Hole) -> int:
-    return hole.id
-
-
-def _path_to_hole(root: Node, hole_id: int) -> list[tuple[App, int]] | None:
-    """The (application, argument index) pairs from the root down to hole `hole_id`, or None
-    if it is not an open hole. Iterative: very deep sketches do not hit the recursion limit."""
-    if root.__class__ is Hole:
-        return [] if root.id == hole_id else None  # type: ignore[union-attr]
-    parent: dict[int, tuple[App, int]] = {}
-    stack: list[App] = [root]  # type: ignore[list-item]
-    while stack:
-        node = stack.pop()
-        for index, (_, child) in enumerate(node.args):
-            if child.__class__ is App:
-                parent[id(child)] = (node, index)
-                stack.append(child)  # type: ignore[arg-type]
-            elif child.id == hole_id:  # type: ignore[union-attr]
-                path = [(node, index)]
-                while id(path[-1][0]) in parent:
-                    path.append(parent[id(path[-1][0])])
-                path.reverse()
-                return path
-    return None
-
-
-def _iter_holes(node: Node) -> Iterator[Hole]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, Hole):
-            yield current
-        else:
-            stack.extend(child for _, child in current.args)
