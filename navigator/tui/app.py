@@ -9,6 +9,7 @@ that arrives for a sketch that has changed since is dropped.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterable
 
 from textual import on, work
@@ -444,10 +445,7 @@ class NavigatorApp(TerminalApp):
         nav = self.navigation
         name = nav.export_stem
 
-        def write(choice) -> None:
-            if choice is None:
-                return
-            json_path, python_path, fill = choice
+        def write(json_path, python_path, fill) -> None:
             try:
                 written = nav.export(json_path, python_path, fill)
             except UserError as exc:
@@ -455,7 +453,18 @@ class NavigatorApp(TerminalApp):
                 return
             self.notify(marked("wrote " + ", ".join(written)))
 
-        self.push_screen(ExportDialog(nav.session.sketch.complete, f"{name}.json", f"{name}.py"), write)
+        def chosen(choice) -> None:
+            if choice is None:
+                return
+            there = [path for path in choice[:2] if path and Path(path).exists()]
+            if not there:
+                write(*choice)
+                return
+            question = f"{' and '.join(there)} already exist{'s' * (len(there) == 1)}. Overwrite?"
+            self.push_screen(ConfirmDialog(question), lambda yes: write(*choice) if yes else
+                             self.notify("nothing was written"))
+
+        self.push_screen(ExportDialog(nav.session.sketch.complete, f"{name}.json", f"{name}.py"), chosen)
 
     def action_evaluate(self) -> None:
         evaluation = self.query_one(EvaluationPane)

@@ -88,6 +88,37 @@ def test_gcn_by_keys_to_an_exported_schedule(here, model):
     assert files_holding(here, SECRET) == []
 
 
+def test_export_asks_before_overwriting_and_refuses_the_session_file(here):
+    from navigator.tui.screens.confirm_dialog import ConfirmDialog
+
+    async def scenario():
+        app = gcn_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await press(pilot, "down", "enter")               # default_schedule: complete at once
+            assert app.navigation.session.sketch.complete
+            await press(pilot, "e", "enter")                  # written
+            exported = here / "schedule.json"
+            first = exported.stat().st_mtime_ns
+            exported.write_text("mine")
+            await press(pilot, "e", "enter")                  # exists: asked
+            assert isinstance(app.screen, ConfirmDialog)
+            assert "schedule.json and" in str(app.screen.query_one("#question").render())
+            await press(pilot, "n")
+            assert exported.read_text() == "mine"
+            await press(pilot, "e", "enter", "y")
+            assert exported.read_text() != "mine" and exported.stat().st_mtime_ns != first
+            await press(pilot, "e")
+            app.screen.query_one("#json").value = str(here / SESSION)
+            app.screen.query_one("#python").value = ""
+            await press(pilot, "enter", "y")
+            assert any("session" in n.message and n.severity == "error" for n in app._notifications)
+            assert json.loads((here / SESSION).read_text())["steps"]
+            await press(pilot, "q")
+
+    run(scenario())
+
+
 def test_honeybee_problem_to_completion(here):
     for name in ("sched.hb.toml", "sched.hblib.toml"):
         shutil.copy(HARNESS_DATA / name, here / name)
