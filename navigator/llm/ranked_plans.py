@@ -12,11 +12,13 @@ if TYPE_CHECKING:
 
 
 def format_ranked(ranked: list["Ranked"], top: int) -> str:
-    """The `top` best plans: figures, the ids the model chose, and its rationale."""
+    """The `top` best plans: figures, the options the model chose, and its rationale."""
     lines = [f"The model's {min(top, len(ranked))} best plans (of {len(ranked)} ranked):"]
     for number, entry in enumerate(ranked[:top], start=1):
         simulated = f"simulated {figure(entry.simulated)} cycles, " if entry.simulated is not None else ""
-        ids = ", ".join(i for p in entry.branch.proposals for i in p.ids) or "none (the rules' plan)"
+        # the options by name (the ids the model used are only the prompt's numbering)
+        ids = ", ".join(f"?{hole} := {option}" for p in entry.branch.proposals for hole, option in p.choices) \
+            or "none (the rules' plan)"
         intensity = next((p.estimated_intensity for p in entry.branch.proposals
                           if p.estimated_intensity is not None), None)
         guess = f"; the model expects intensity {intensity:.3g}" if intensity is not None else ""

@@ -26,7 +26,7 @@ def test_the_plans_are_shown_with_figures_and_rationale():
     text = format_ranked(_plans(3), 2)
     assert "2 best plans (of 3 ranked)" in text
     assert "1. simulated 1,000 cycles, estimated 900 cycles, 10 bytes; the model expects intensity 2" in text
-    assert "chose 1.2 (1 of 3 steps)" in text and "plan 3" not in text
+    assert "chose ?1 := x (1 of 3 steps)" in text and "1.2" not in text and "plan 3" not in text
 
 
 def test_pick_takes_that_plan_and_refuses_one_not_shown():
