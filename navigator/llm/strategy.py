@@ -159,7 +159,7 @@ class LLMStrategy:
                  engine: str = "local", scheduler: str | None = None, replay: str | None = None,
                  record_beside: str | Path | None = None, client: "ChatClient | None" = None,
                  chooser: Chooser | None = None, reporter: Reporter | None = None, verbose: bool = False,
-                 environ: dict | None = None):
+                 environ: dict | None = None, progress: Reporter | None = None):
         from navigator.auto.simulation import check_budget
         from navigator.llm.config import OPENAI_URL, resolve_config
 
@@ -181,6 +181,8 @@ class LLMStrategy:
         self.recording_path: Path | None = None
         self._client = client
         self.chooser, self.reporter, self.verbose = chooser, reporter, verbose
+        #: hears where the exchange is ("question 2, round 1 of 3"), for a screen that shows it
+        self.progress = progress
 
     # ---- the model
 
@@ -222,6 +224,8 @@ class LLMStrategy:
         history: list[tuple[int, list[str]]] = []
         valid: dict[tuple[str, ...], Proposal] = {}
         for round_ in range(1, self.config.rounds + 1):
+            if self.progress is not None:
+                self.progress(f"question {tally.questions}, round {round_} of {self.config.rounds}")
             note = self._round_note(feedback, holes, round_, history, list(valid.values()))
             prompt = build_prompt(context, holes, instructions=instructions(holes), system=SYSTEM, feedback=note)
             tally.estimated_prompt_tokens += prompt.estimated_tokens

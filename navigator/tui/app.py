@@ -9,6 +9,7 @@ that arrives for a sketch that has changed since is dropped.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Iterable
 
@@ -25,6 +26,7 @@ from navigator.tui.keys import APP_BINDINGS, NEEDS_A_HOLE, action_name
 from navigator.tui.palette import key_commands
 from navigator.tui.safe_text import marked
 from navigator.tui.terminal_app import TerminalApp
+from navigator.tui.wording import for_screen
 from navigator.tui.screens import AutoDialog, ConfirmDialog, ExportDialog, GoToDialog, HelpScreen, ProposalsScreen
 from navigator.tui.widgets.details_pane import DetailsPane
 from navigator.tui.widgets.evaluation_pane import EvaluationPane
@@ -50,6 +52,9 @@ class NavigatorApp(TerminalApp):
         self.auto_evaluate = evaluate
         self.hole: int | None = None
         self.sub_title = one_line(navigation.title)
+        #: worker group -> (what runs, when it started, its latest progress note)
+        self._work_running: dict[str, tuple[str, float, str]] = {}
+        self._work_ticker = None
 
     # ---- layout
 
@@ -104,7 +109,7 @@ class NavigatorApp(TerminalApp):
         self.refresh_bindings()   # the footer follows the state (check_action)
         menu = self.query_one(MenuPane)
         self.query_one(StatusLine).show(self.hole, self.navigation.status(), menu.sorted_by, menu.filter_text,
-                                        self.workers)
+                                        self.workers, self._work_running)
 
     def _show_menu(self) -> None:
         """The selected hole's menu (its cost hints asked for if they are not there yet) and details."""
@@ -246,7 +251,7 @@ class NavigatorApp(TerminalApp):
         return True
 
     def _failed(self, what: str, exc: Exception) -> None:
-        text = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
+        text = for_screen(str(exc)) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
         self.notify(marked(f"{what}: {text}" if what else text), severity="error", timeout=10)
 
     def action_choose(self) -> None:
@@ -420,12 +425,16 @@ class NavigatorApp(TerminalApp):
             if hole not in self.navigation.open_holes():  # filled while the dialog was open
                 self._stale(f"?{hole} is filled already")
                 return
-            strategy, scope = choice
+            strategy, scope, options = choice
+            if strategy == "llm":
+                self._ask_model(hole, scope, **options)
+                return
             if strategy == "default" and scope == "hole":
                 self._act(lambda: self.navigation.take_default(hole))
                 return
             self.notify(marked(f"{strategy} is filling ?{hole} ({scope})…"), timeout=3)
-            self._plan(hole, strategy, scope)
+            self._begin("strategy", strategy)
+            self._plan(hole, strategy, scope, options)
 
         self.push_screen(AutoDialog(hole), run)
 
@@ -433,13 +442,43 @@ class NavigatorApp(TerminalApp):
         if self.hole is None:
             self.notify(marked("the sketch is complete: nothing to ask"))
             return
+        self._ask_model(self.hole, "hole")
+
+    def _ask_model(self, hole: int, scope: str, **options) -> None:
+        def progress(line: str) -> None:
+            self.call_from_thread(self._note_progress, "model", line)
+
         try:
-            strategy = self.navigation.model()
+            strategy = self.navigation.model(progress=progress, **options)
         except UserError as exc:
-            self.notify(marked(str(exc)), title="the model is not configured", severity="error", timeout=12)
+            self.notify(marked(for_screen(str(exc))), title="the model is not configured", severity="error",
+                        timeout=12)
             return
-        self.notify(marked(f"asking {strategy.config.model} about ?{self.hole}…"), timeout=3)
-        self._ask(strategy, self.hole)
+        self.notify(marked(f"asking {strategy.config.model} about ?{hole} ({scope})…"), timeout=3)
+        self._begin("model", strategy.config.model)
+        self._ask(strategy, hole, scope)
+
+    # ---- progress of the long work: what runs, for how long, and where it is
+
+    def _begin(self, group: str, what: str) -> None:
+        self._work_running[group] = (what, time.monotonic(), "")
+        if self._work_ticker is None:
+            self._work_ticker = self.set_interval(0.25, self._tick)
+
+    def _note_progress(self, group: str, note: str) -> None:
+        if group in self._work_running:
+            what, started, _ = self._work_running[group]
+            self._work_running[group] = (what, started, note)
+            self._set_status()
+
+    def _tick(self) -> None:
+        busy = {w.group for w in self.workers if not w.is_finished}
+        for group in [g for g in self._work_running if g not in busy]:
+            del self._work_running[group]
+        if not self._work_running and self._work_ticker is not None:
+            self._work_ticker.stop()
+            self._work_ticker = None
+        self._set_status()
 
     def action_export(self) -> None:
         nav = self.navigation
@@ -449,7 +488,7 @@ class NavigatorApp(TerminalApp):
             try:
                 written = nav.export(json_path, python_path, fill)
             except UserError as exc:
-                self.notify(marked(str(exc)), severity="error", timeout=10)
+                self.notify(marked(for_screen(str(exc))), severity="error", timeout=10)
                 return
             self.notify(marked("wrote " + ", ".join(written)))
 
@@ -477,10 +516,10 @@ class NavigatorApp(TerminalApp):
     # ---- the slow work, in workers; each hands its result back on the app's thread
 
     @work(thread=True, exclusive=True, group="strategy")
-    def _plan(self, hole: int, strategy: str, scope: str) -> None:
+    def _plan(self, hole: int, strategy: str, scope: str, options: dict | None = None) -> None:
         worker = get_current_worker()
         try:
-            planned = self.navigation.plan(hole, strategy, scope)
+            planned = self.navigation.plan(hole, strategy, scope, **(options or {}))
         except Exception as exc:  # noqa: BLE001 - any failure is shown, never a crash
             self.call_from_thread(self._failed, f"{strategy}", exc)
             return
@@ -492,22 +531,23 @@ class NavigatorApp(TerminalApp):
             self.notify(marked(f"filled by {planned.strategy.name}: {planned.plan.rationale}"), timeout=6)
 
     @work(thread=True, exclusive=True, group="model")
-    def _ask(self, strategy, hole: int) -> None:
+    def _ask(self, strategy, hole: int, scope: str = "hole") -> None:
         worker = get_current_worker()
         try:
-            proposals, sketch = self.navigation.propose(strategy, hole, "hole")
+            proposals, sketch = self.navigation.propose(strategy, hole, scope)
+            preview = self.navigation.fallback_preview(proposals, sketch) if proposals.fallback is not None else None
         except Exception as exc:  # noqa: BLE001
             self.call_from_thread(self._failed, "the model", exc)
             return
         if not worker.is_cancelled:
-            self.call_from_thread(self._show_proposals, strategy, proposals, sketch)
+            self.call_from_thread(self._show_proposals, strategy, proposals, sketch, preview)
 
-    def _show_proposals(self, strategy, proposals, sketch) -> None:
+    def _show_proposals(self, strategy, proposals, sketch, preview: str | None = None) -> None:
         def answer(index: int | None) -> None:
             if index is not None and self._act(lambda: self.navigation.accept(strategy, proposals, sketch, index)):
                 self.notify("the model's plan was taken" if index >= 0 else "the heuristic's plan was taken")
 
-        self.push_screen(ProposalsScreen(proposals), answer)
+        self.push_screen(ProposalsScreen(proposals, preview), answer)
 
     @work(thread=True, exclusive=True, group="evaluation")
     def _evaluate(self, sketch) -> None:

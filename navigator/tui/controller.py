@@ -285,12 +285,35 @@ class Navigation:
         self._fresh()
         return take_plan(self.workspace, planned.strategy, planned.plan, planned.sketch)
 
-    def model(self, **options: Any) -> "LLMStrategy":
+    def model(self, progress: Callable[[str], None] | None = None, **options: Any) -> "LLMStrategy":
         """The `llm` strategy for this session (configured as `navigator fill --auto llm` is),
-        recording beside the session file."""
+        recording beside the session file; `progress` hears each round of the exchange."""
         from navigator.auto import get_strategy
 
-        return get_strategy("llm", ambient={"record_beside": self.workspace.path}, **options)
+        return get_strategy("llm", ambient={"record_beside": self.workspace.path, "progress": progress}, **options)
+
+    def fallback_preview(self, proposals: "Proposals", sketch, shown: int = 8) -> str:
+        """The plan offered when the model could not help: its steps by option, and its est. and
+        sim. cycles (the open holes it leaves at their defaults). Slow: a worker's job."""
+        from navigator.actions.evaluate_sketch import evaluate_sketch
+        from navigator.auto.scope import complete_for_scoring
+        from navigator.auto.scoring import CostModelScorer
+        from fuseflow.support.numbers import figure
+
+        plan = proposals.fallback
+        oracle = self.session.oracle
+        planned = sketch
+        for step in plan.steps:
+            planned = oracle.step(planned, step.hole, step.option)
+        steps = [f"?{step.hole} := {step.option}" for step in plan.steps]
+        more = f" and {len(steps) - shown} more" if len(steps) > shown else ""
+        lines = [f"the heuristic's plan, {len(steps)} step(s): " + ", ".join(steps[:shown]) + more]
+        space = self.workspace.space
+        if space.tensor_program is not None:
+            cycles, bytes_ = CostModelScorer(space).score(complete_for_scoring(oracle, planned))
+            simulated = evaluate_sketch(self.workspace, planned).cycles
+            lines.append(f"est. {figure(cycles)} cycles, {figure(bytes_)} bytes · sim. {figure(simulated)} cycles")
+        return "\n".join(lines)
 
     def propose(self, strategy: "LLMStrategy", hole: int, scope: str) -> tuple["Proposals", Any]:
         """The model's ranked plans for the scope, and the sketch they were made on (slow: a

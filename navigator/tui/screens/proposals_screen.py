@@ -19,9 +19,11 @@ if TYPE_CHECKING:
 class ProposalsScreen(Dialog):
     """The model's ranked plans; dismissed with the index taken, -1 for the fallback, or None."""
 
-    def __init__(self, proposals: "Proposals"):
+    def __init__(self, proposals: "Proposals", preview: str | None = None):
         super().__init__()
         self.proposals = proposals
+        #: the fallback plan, its steps and figures (Navigation.fallback_preview)
+        self.preview = preview
 
     def compose(self) -> ComposeResult:
         from navigator.llm.ranked_plans import format_ranked
@@ -30,6 +32,8 @@ class ProposalsScreen(Dialog):
             if self.proposals.fallback is not None:
                 yield Label("[b]The model could not help[/b]")
                 yield Static(block(self.proposals.fallback.rationale))
+                if self.preview:
+                    yield Static(block(self.preview), id="preview")
                 yield Label("enter takes the heuristic's plan instead, escape dismisses")
                 yield OptionList(Option("take the heuristic's plan", id="fallback"), id="plans")
                 return

@@ -119,6 +119,93 @@ def test_export_asks_before_overwriting_and_refuses_the_session_file(here):
     run(scenario())
 
 
+def test_the_auto_dialog_takes_options_at_the_cli_defaults_and_speaks_the_screens_words(here):
+    from navigator.auto.exhaustive import DEFAULT_LIMIT
+    from navigator.auto.simulation import DEFAULT_BUDGET
+
+    async def scenario():
+        app = gcn_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await press(pilot, "a")
+            dialog = app.screen
+            assert isinstance(dialog, AutoDialog)
+            strategies = dialog.query_one("#strategy")
+            strategies._nodes[1].value = True                 # beam: budget and jobs at the CLI's defaults
+            await settle(pilot)
+            assert dialog.query_one("#budget").value == str(DEFAULT_BUDGET) and dialog.query_one("#jobs").value == "1"
+            assert dialog.query_one("#limit").disabled
+            dialog.query_one("#budget").value = "0"
+            await press(pilot, "enter")                       # refused in the dialog, which stays
+            assert app.screen is dialog and "budget" in str(dialog.query_one("#problem").render())
+            strategies._nodes[3].value = True                 # exhaustive: its limit
+            await settle(pilot)
+            assert dialog.query_one("#limit").value == str(DEFAULT_LIMIT) and dialog.query_one("#budget").disabled
+            dialog.query_one("#scope")._nodes[2].value = True  # all: far more completions than the limit
+            await press(pilot, "enter")
+            errors = [n.message for n in app._notifications if n.severity == "error"]
+            assert errors and "more than the limit 10,000" in errors[-1] and "--" not in errors[-1]
+            await press(pilot, "q")
+
+    run(scenario())
+
+
+def test_the_model_from_the_auto_dialog_shows_its_round_and_time_then_its_plans(here, model):
+    from harness.fake_model import best_answer
+    from harness.llm_server import Behaviour
+    from navigator.tui.widgets.status_line import StatusLine
+
+    model.responder = lambda request: Behaviour(content=best_answer(request), delay=1.0)
+
+    async def scenario():
+        app = gcn_app()
+        async with app.run_test(size=(160, 45)) as pilot:
+            await settle(pilot)
+            await press(pilot, "enter", "enter")              # schedule, then region by region
+            hole = app.hole
+            await press(pilot, "a")
+            app.screen.query_one("#strategy")._nodes[5].value = True   # the model
+            await pilot.pause()
+            await pilot.press("enter")
+            for _ in range(40):                               # while it waits for the model
+                await pilot.pause(0.05)
+                status = str(app.query_one(StatusLine).render())
+                if "round 1 of" in status:
+                    break
+            assert "asking the model fake (question 1, round 1 of" in status and " s " in status
+            await settle(pilot)
+            assert isinstance(app.screen, ProposalsScreen)
+            shown = " ".join(str(widget.render()) for widget in app.screen.query("Static"))
+            assert "chose ?" in shown and ":= " in shown              # the options by name, not the prompt's ids
+            await press(pilot, "enter")
+            assert not app.navigation.session.sketch.has_hole(hole)
+            await press(pilot, "q")
+
+    run(scenario())
+
+
+def test_when_the_model_cannot_help_the_fallback_plan_is_shown_with_its_figures(here, model):
+    from harness.llm_server import Behaviour
+
+    model.responder = lambda request: Behaviour(content="this is not a plan")
+
+    async def scenario():
+        app = gcn_app()
+        async with app.run_test(size=(160, 45)) as pilot:
+            await settle(pilot)
+            await press(pilot, "enter", "enter", "l")
+            screen = app.screen
+            assert isinstance(screen, ProposalsScreen) and screen.proposals.fallback is not None
+            preview = str(screen.query_one("#preview").render())
+            assert "the heuristic's plan" in preview and ":=" in preview
+            assert "est. " in preview and "sim. " in preview
+            await press(pilot, "enter")
+            assert any(s.by == "strategy:heuristic" for s in app.navigation.session.steps)
+            await press(pilot, "q")
+
+    run(scenario())
+
+
 def test_honeybee_problem_to_completion(here):
     for name in ("sched.hb.toml", "sched.hblib.toml"):
         shutil.copy(HARNESS_DATA / name, here / name)
