@@ -79,6 +79,18 @@ def _as_count(n: int | None) -> Count:
     return UNBOUNDED if n is None else Count(n)
 
 
+@dataclass
+class _Collected:
+    """What `Oracle._collect` finds of a sketch: per application (by argument positions from
+    the root) its hole groups with their holes' slots, each open hole's parent, the open
+    holes, and why the sketch is blocked (None: it is not)."""
+
+    entries: dict[tuple[int, ...], list[tuple["_Group", dict[int, int]]]]
+    parents: dict[int, tuple[str | None, str | None]]
+    holes: dict[int, Hole]
+    blocked: str | None
+
+
 class Oracle:
     """Menus, counts and step checks for one library and fact program."""
 
@@ -124,6 +136,8 @@ class Oracle:
         self._by_app: dict[int, tuple[App, list[_Group] | str]] = {}
         self._root_group: _Group | None = None
         self._menu_cache: dict[int, tuple[Sketch, Menus]] = {}
+        #: what `_collect` found of a sketch (by identity), so the next step's is updated, not walked again
+        self._collected: dict[int, tuple[Sketch, _Collected]] = {}
         self._default_order = self._default_priorities()
         self.startup_seconds = time.perf_counter() - started
 
@@ -185,8 +199,10 @@ class Oracle:
     def apply(self, sketch: Sketch, option: MenuOption) -> Sketch:
         """Take an offered step (no re-check: the option came from a menu of this sketch)."""
         decl = self.library.functions[option.function]
-        return sketch.fill(option.hole, option.function, option.metadata,
-                           tuple((p.name, p.type) for p in decl.params))
+        filled = sketch.fill(option.hole, option.function, option.metadata,
+                             tuple((p.name, p.type) for p in decl.params))
+        self._collect_after(sketch, option.hole, filled)
+        return filled
 
     def step(self, sketch: Sketch, hole: int, option_id_: str) -> Sketch:
         """Take the step (hole, option id); KeyError if it is not offered."""
@@ -198,10 +214,11 @@ class Oracle:
     # -- menus ----------------------------------------------------------------------
 
     def _compute_menus(self, sketch: Sketch) -> Menus:
-        factors: list[tuple[_Group, dict[int, int]]] = []
-        parents: dict[int, tuple[str | None, str | None]] = {}
-        holes: list[Hole] = []
-        blocked = self._collect(sketch, factors, parents, holes)
+        collected = self._collected_of(sketch)
+        factors = [entry for entries in collected.entries.values() for entry in entries]
+        parents = collected.parents
+        holes = list(collected.holes.values())
+        blocked = collected.blocked
         if blocked is not None:
             holes = sketch.holes()
             return Menus(tuple(HoleMenu(h.id, h.type, *parents.get(h.id, (None, None)), ())
@@ -322,16 +339,68 @@ class Oracle:
 
     # -- completability -------------------------------------------------------------
 
-    def _collect(self, sketch: Sketch, factors: list[tuple[_Group, dict[int, int]]],
+    def _collected_of(self, sketch: Sketch) -> "_Collected":
+        found = self._collected.get(id(sketch))
+        if found is not None and found[0] is sketch:
+            return found[1]
+        collected = _Collected({}, {}, {}, None)
+        collected.blocked = self._collect(sketch, collected.entries, collected.parents, collected.holes)
+        self._keep_collected(sketch, collected)
+        return collected
+
+    def _keep_collected(self, sketch: Sketch, collected: "_Collected") -> None:
+        if len(self._collected) > MENUS_KEPT:
+            self._collected.clear()
+        self._collected[id(sketch)] = (sketch, collected)
+
+    def _collect_after(self, sketch: Sketch, hole_id: int, filled: Sketch) -> None:
+        """What `_collect` would find of `filled`, from what it found of `sketch` (when known):
+        a step changes the analysis of two applications only, the new one and its parent (whose
+        child went from a hole to an application; the ancestors above see the same metadata).
+        Every other group keeps its holes and their slots. Anything unusual (the root, an
+        analysis that blocks) is left to a whole walk."""
+        before = self._collected.get(id(sketch))
+        if before is None or before[0] is not sketch or before[1].blocked is not None \
+                or sketch.root.__class__ is Hole:
+            return
+        positions = sketch._holes_index()[hole_id][0]
+        old = before[1]
+        collected = _Collected(dict(old.entries), dict(old.parents), dict(old.holes), None)
+        del collected.parents[hole_id]
+        del collected.holes[hole_id]
+        node = filled.root
+        path: list[tuple[tuple[int, ...], App]] = [((), node)]  # type: ignore[list-item]
+        for depth, position in enumerate(positions):
+            node = node.args[position][1]  # type: ignore[union-attr]
+            path.append((positions[:depth + 1], node))  # type: ignore[arg-type]
+        for where, app in path[-2:]:
+            groups = self._analyze(app)
+            if groups.__class__ is str:
+                return   # the whole walk names the first problem
+            holes_by_slot = {}
+            for position, (param, child) in enumerate(app.args, start=1):
+                if child.__class__ is Hole:
+                    holes_by_slot[position] = child.id  # type: ignore[union-attr]
+                    collected.parents[child.id] = (app.function, param)  # type: ignore[union-attr]
+                    collected.holes[child.id] = child  # type: ignore[assignment,union-attr]
+            entries = [(group, {holes_by_slot[s]: s for s in group.slots}) for group in groups]  # type: ignore
+            if entries:
+                collected.entries[where] = entries
+            else:
+                collected.entries.pop(where, None)
+        self._keep_collected(filled, collected)
+
+    def _collect(self, sketch: Sketch, entries: dict[tuple[int, ...], list[tuple[_Group, dict[int, int]]]],
                  parents: dict[int, tuple[str | None, str | None]],
-                 holes: list[Hole]) -> str | None:
-        """Fill `factors` with one entry per hole group (the group and its holes' slots) and
-        `holes` with the open holes; return why the sketch is blocked, if it is."""
+                 holes: dict[int, Hole]) -> str | None:
+        """Fill `entries` with, per application (by its argument positions from the root), one
+        entry per hole group (the group and its holes' slots), and `holes` with the open holes;
+        return why the sketch is blocked, if it is."""
         goal = self.facts.goal
         root = sketch.root
         if isinstance(root, Hole):
             parents[root.id] = (None, None)
-            holes.append(root)
+            holes[root.id] = root
             if root.type != goal.type:
                 return f"the root hole has type {root.type}, the goal is {goal.type}"
             if not self.goal_metadata:
@@ -351,7 +420,7 @@ class Oracle:
                     group_total = None if n is None or group_total is None else group_total + n
                 group = self._root_group = _Group((1,), group_total, {1: weights}, types=(goal.type,),
                                                   solutions=[((), (m,)) for m in self.goal_metadata])
-            factors.append((group, {root.id: 1}))
+            entries[()] = [(group, {root.id: 1})]
             return None
         if root.type != goal.type:
             return f"the root {root.function} returns {root.type}, the goal is {goal.type}"
@@ -360,10 +429,10 @@ class Oracle:
             if not same_value(got, value):
                 return (f"the root {option_id(root.function, root.metadata)} does not meet the "
                         f"goal's {name} = {format_value(value)}")
-        stack: list[App] = [root]
+        stack: list[tuple[App, tuple[int, ...]]] = [(root, ())]
         analyze = self._analyze
         while stack:
-            app = stack.pop()
+            app, where = stack.pop()
             groups = analyze(app)
             if groups.__class__ is str:
                 return f"{option_id(app.function, app.metadata)}: {groups}"
@@ -375,11 +444,12 @@ class Oracle:
                 if child.__class__ is Hole:
                     holes_by_slot[position] = child.id
                     parents[child.id] = (function, param)
-                    holes.append(child)  # type: ignore[arg-type]
+                    holes[child.id] = child  # type: ignore[index,assignment]
                 else:
-                    stack.append(child)  # type: ignore[arg-type]
-            for group in groups:  # type: ignore[union-attr]
-                factors.append((group, {holes_by_slot[s]: s for s in group.slots}))
+                    stack.append((child, where + (position - 1,)))  # type: ignore[arg-type]
+            if groups:
+                entries[where] = [(group, {holes_by_slot[s]: s for s in group.slots})  # type: ignore[union-attr]
+                                  for group in groups]  # type: ignore[union-attr]
         return None
 
     def _analyze(self, app: App) -> list[_Group] | str:
