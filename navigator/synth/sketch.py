@@ -267,11 +267,12 @@ class Sketch:
         fresh = tuple((name, Hole(self.next_hole + i, type_name))
                       for i, (name, type_name) in enumerate(params))
         new: Node = App(function, target.type, pairs, fresh)
-        # Rebuild the path from the hole up to the root; everything else is shared.
+        # Rebuild the path from the hole up to the root; everything else is shared. The
+        # ancestors are copies with one argument changed: made without the frozen dataclass's
+        # per-field checks (a deep spine, a program's list of regions, is hundreds long).
         for parent, position in reversed(path):
-            args = list(parent.args)
-            args[position] = (args[position][0], new)
-            new = App(parent.function, parent.type, parent.metadata, tuple(args))
+            args = parent.args
+            new = _with_arg(parent, args[:position] + ((args[position][0], new),) + args[position + 1:])
         sketch = Sketch(new, self.next_hole + len(params))
         holes = dict(index)
         del holes[hole_id]
@@ -281,3 +282,10 @@ class Sketch:
         return sketch
 
 
+def _with_arg(parent: App, args: tuple[tuple[str, Node], ...]) -> App:
+    """`parent` with `args`: App(parent.function, parent.type, parent.metadata, args), built
+    as the dataclass would build it (its fields, and an empty hash cache)."""
+    copy = object.__new__(App)
+    copy.__dict__.update(function=parent.function, type=parent.type, metadata=parent.metadata, args=args,
+                         _hash=[])
+    return copy

@@ -177,3 +177,22 @@ def test_an_interrupted_evaluation_leaves_exact_results(monkeypatch, fail_at):
     for at in (0, 3, length):
         assert oracle.count_programs("List", {"at": at}) == Count(2 ** (length - at))
     assert sorted(m["at"] for m in oracle.inhabited_metadata("List")) == list(range(length + 1))
+
+
+def test_a_step_rebuilds_its_ancestors_as_the_dataclass_would():
+    """Sketch.fill copies the ancestors of the filled hole without App's __init__
+    (sketch._with_arg): the copies must have exactly App's fields, and equal what __init__ builds."""
+    from dataclasses import fields
+
+    from navigator.synth.sketch import App, Hole, Sketch, _with_arg
+
+    leaf = Hole(2, "T")
+    parent = App("f", "T", (("x", 1),), (("a", Hole(1, "T")), ("b", leaf)))
+    copy = _with_arg(parent, (("a", leaf), ("b", leaf)))
+    assert set(vars(copy)) == {f.name for f in fields(App)}
+    assert copy == App("f", "T", (("x", 1),), (("a", leaf), ("b", leaf)))
+    assert hash(copy) == hash(App("f", "T", (("x", 1),), (("a", leaf), ("b", leaf))))
+    sketch = Sketch(App("g", "T", (), (("c", parent),)), 3).fill(1, "h", (), ())
+    assert sketch.root == App("g", "T", (), (("c", App("f", "T", (("x", 1),), (("a", App("h", "T", (), ())),
+                                                                              ("b", leaf)))),))
+    assert sketch.holes() == [leaf]
