@@ -54,6 +54,8 @@ class NavigatorApp(TerminalApp):
         self.sub_title = one_line(navigation.title)
         #: worker group -> (what runs, when it started, its latest progress note)
         self._work_running: dict[str, tuple[str, float, str]] = {}
+        #: whether the footer was last drawn for a complete sketch (its hole keys dimmed)
+        self._footer_complete = False
         self._work_ticker = None
 
     # ---- layout
@@ -106,7 +108,9 @@ class NavigatorApp(TerminalApp):
             self.action_evaluate()
 
     def _set_status(self) -> None:
-        self.refresh_bindings()   # the footer follows the state (check_action)
+        if (self.hole is None) != self._footer_complete:   # the footer follows the state (check_action)
+            self._footer_complete = self.hole is None
+            self.refresh_bindings()
         menu = self.query_one(MenuPane)
         self.query_one(StatusLine).show(self.hole, self.navigation.status(), menu.sorted_by, menu.filter_text,
                                         self.workers, self._work_running)

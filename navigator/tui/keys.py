@@ -48,7 +48,7 @@ _IN_FOOTER = ("u", "e", "?", "q")
 #: the keys the footer shows while a pane has the focus: what applies there
 PANE_KEYS: dict[str, tuple[str, ...]] = {
     "menu": ("d", "a", "l", "/"),
-    "sketch": ("n", "]", "g", "f"),
+    "sketch": ("n", "f"),
     "details": ("f3", "f10"),
     "evaluation": ("v", "x", "f10"),
     "history": ("r",),

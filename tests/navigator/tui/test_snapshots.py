@@ -1,6 +1,7 @@
 """Snapshots (pytest-textual-snapshot) of the TUI's main states: the start, a long order menu
 filtered, the model's proposals, the complete schedule with its evaluation, an error
-notification, and the start without colour (NO_COLOR).
+notification, the start without colour (NO_COLOR), and transformer12 (276 ops) part-way,
+at 80x24 and 160x45.
 
 Each state is reached by keys after every worker (hints, evaluation, strategy, model) is done,
 so the screen does not depend on timing; before each snapshot the screen's text is also checked
@@ -22,6 +23,7 @@ pytestmark = pytest.mark.usefixtures("here")
 
 SIZE = (100, 30)
 SMALL = (80, 24)
+LARGE = (160, 45)
 #: keys that fill every hole with the heuristic: a (auto), heuristic is the first strategy;
 #: tab to the scopes, down twice and space picks "all", enter runs
 HEURISTIC_ALL = ("a", "tab", "down", "down", "space", "enter")
@@ -123,3 +125,13 @@ def test_error_notification(snap_compare):
         await after("l", expect=("the model is not configured", "no model is configured"), toasts=True)(pilot)
 
     assert snap_compare(app("gcn"), terminal_size=SIZE, run_before=asked)
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "160x45"])
+def test_transformer12_part_way(snap_compare, size):
+    """A program of 276 ops: its first region placed, the sketch filtered to a region by name
+    (`f`), the next open hole selected (`n`); counts and hints in the one number format."""
+    state = app("transformer12", (1, 1, 1), evaluate=False)
+    expect = ("transformer12 — .navigator/session.json", "completions", "rows match")
+    assert snap_compare(state, terminal_size=size,
+                        run_before=after("f", *"mean1", "enter", "n", expect=expect))
