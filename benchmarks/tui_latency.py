@@ -14,7 +14,11 @@ to the repainted menu.
   the screen between keys, so each press starts from a quiet app. Targets: p95 <= 50 ms on
   gcn and <= 100 ms on transformer12.
 
-    python benchmarks/tui_latency.py [--programs gcn,transformer12] [--presses 51] [--no-evaluate]
+- resume (issue 24): the session filled by default (2,955 steps on transformer12), opened
+  again: the steps replayed, the first paint, the first evaluation, and `q` to the app's end.
+  Targets: first paint <= 2 s, first evaluation <= 5 s, quit <= 0.5 s.
+
+    python benchmarks/tui_latency.py [--programs gcn,transformer12] [--presses 51] [--no-evaluate] [--no-resume]
 
 Prints JSON: per program, startup seconds, and per key and overall median/p95/max in
 milliseconds. Runs in a temporary directory (a new session there).
@@ -82,6 +86,39 @@ async def measure(program: str, presses: int, evaluate: bool) -> dict:
             "pilot_ms": summary(pilot_times)}
 
 
+async def resume(program: str) -> dict:
+    """A session filled by default (`navigator fill ?0 --auto default --subtree`, in this
+    process), then: opening it again (`resume_open_seconds`, the steps replayed), the first
+    paint of a new app on it, its first evaluation (`first_evaluation_seconds`, from the app's
+    start to the figures in the Evaluation pane), and `q` to the app's end (`quit_seconds`)."""
+    from navigator.cli import main as cli
+    from navigator.tui.app import NavigatorApp
+    from navigator.tui.controller import Navigation
+    from navigator.tui.widgets.evaluation_pane import EvaluationPane
+    from harness.tui_apps import SESSION
+
+    assert cli(["start", program, "--force"]) == 0
+    assert cli(["fill", "?0", "--auto", "default", "--subtree"]) == 0
+    start = time.perf_counter()
+    navigation, _ = Navigation.open(SESSION)
+    opened = time.perf_counter()
+    steps = len(navigation.session.steps)
+    app = NavigatorApp(navigation, evaluate=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        painted = time.perf_counter()
+        pane = app.query_one(EvaluationPane)
+        while pane._result is None and time.perf_counter() - painted < 300:
+            await pilot.pause(0.05)
+        evaluated = time.perf_counter()
+        await app.workers.wait_for_complete()
+        quitting = time.perf_counter()
+        await pilot.press("q")
+    ended = time.perf_counter()
+    return {"steps": steps, "resume_open_seconds": opened - start, "resume_first_paint_seconds": painted - start,
+            "first_evaluation_seconds": evaluated - opened, "quit_seconds": ended - quitting}
+
+
 def watch_frames(app, menu) -> list[tuple[float, int, int]]:
     """Every frame the app sends to its terminal from now on: (time, the menu's cursor row,
     the session's steps) at the moment it is sent."""
@@ -101,6 +138,7 @@ def main() -> int:
     parser.add_argument("--programs", default="gcn,transformer12")
     parser.add_argument("--presses", type=int, default=51)
     parser.add_argument("--no-evaluate", action="store_true", help="no evaluation worker after each step")
+    parser.add_argument("--no-resume", action="store_true", help="skip resuming a session filled by default")
     args = parser.parse_args()
     here = os.getcwd()
     results = {}
@@ -109,10 +147,13 @@ def main() -> int:
             os.chdir(work)
             try:
                 results[program] = asyncio.run(measure(program, args.presses, not args.no_evaluate))
+                if not args.no_resume:
+                    results[program]["resume"] = asyncio.run(resume(program))
             finally:
                 os.chdir(here)
     emit({"programs": results, "size": list(SIZE), "targets": {"startup_seconds_gcn": 1.5,
-          "key_p95_ms": {"gcn": 50, "transformer12": 100}},
+          "key_p95_ms": {"gcn": 50, "transformer12": 100}, "resume_first_paint_seconds": 2.0,
+          "quit_seconds": 0.5, "first_evaluation_seconds": 5.0},
           "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "load": os.getloadavg()}})
     return 0
 
