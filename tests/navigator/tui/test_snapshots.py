@@ -130,8 +130,15 @@ def test_error_notification(snap_compare):
 @pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "160x45"])
 def test_transformer12_part_way(snap_compare, size):
     """A program of 276 ops: its first region placed, the sketch filtered to a region by name
-    (`f`), the next open hole selected (`n`); counts and hints in the one number format."""
+    (`f`), the next open hole selected (`n`); every count and hint shown whole, in the one
+    number format (tests/navigator/tui/figures_fit.py)."""
+    from tests.navigator.tui.figures_fit import check_figures_fit
+
     state = app("transformer12", (1, 1, 1), evaluate=False)
     expect = ("transformer12 — .navigator/session.json", "completions", "rows match")
-    assert snap_compare(state, terminal_size=size,
-                        run_before=after("f", *"mean1", "enter", "n", expect=expect))
+
+    async def run(pilot) -> None:
+        await after("f", *"mean1", "enter", "n", expect=expect)(pilot)
+        check_figures_fit(pilot.app)
+
+    assert snap_compare(state, terminal_size=size, run_before=run)
