@@ -24,6 +24,8 @@ from navigator.navigation.step_log import FORCED, StepRecord, is_provenance
 from navigator.synth import Menus, MenuOption, Oracle, Sketch
 from navigator.synth.lookup_budget import MAX_AUTO_STEPS
 
+#: a replay reports its progress every this many steps
+REPLAY_REPORT = 50
 _NOTHING_TO_UNDO = "the session is back at its start: `navigator history` lists its steps"
 _NOTHING_TO_REDO = "redo re-takes what undo took back, and a fill after an undo clears it"
 
@@ -333,12 +335,17 @@ class Session:
     def from_steps(cls, library: Library, facts: FactProgram, steps, *,
                    oracle: Oracle | None = None, context: Mapping[str, Any] | None = None,
                    where: str = "steps", forced_steps: bool = False,
-                   redo: Sequence[StepRecord] = ()) -> "Session":
+                   redo: Sequence[StepRecord] = (),
+                   progress: Callable[[int, int], None] | None = None) -> "Session":
         """Replay a step log from ?0 as recorded (no step is added: forced steps are in the
         log); SessionError names the first step that is not offered. `redo` (next step
-        first) goes back on the redo stack as it is: `redo()` checks a step when it re-takes it."""
+        first) goes back on the redo stack as it is: `redo()` checks a step when it re-takes it.
+        `progress(done, total)` hears how far the replay is, every REPLAY_REPORT steps and at the end."""
         session = cls(library, facts, oracle=oracle, context=context, forced_steps=forced_steps)
+        steps = list(steps)
         for index, record in enumerate(steps):
+            if progress is not None and index % REPLAY_REPORT == 0:
+                progress(index, len(steps))
             try:
                 chosen = session._offered(record.hole, record.option)
             except SessionError as exc:
@@ -349,4 +356,6 @@ class Session:
             session._take(chosen, record.by, record.rationale, record.timestamp, record.command,
                           record.figures)
         session._redo = list(reversed(redo))
+        if progress is not None:
+            progress(len(steps), len(steps))
         return session

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from fuseflow.support.files import read_user_bytes, write_text_atomic
 from fuseflow.support.readers import dumps_deep, json_equal, parse_json_text
@@ -132,7 +132,8 @@ def records_of(data: Mapping[str, Any], where: str) -> tuple[list[StepRecord], l
 
 
 def session_from_data(data: Mapping[str, Any], where: str, library: Library, facts: FactProgram, *,
-                      oracle: Oracle | None = None, check_sketch: bool = True) -> Session:
+                      oracle: Oracle | None = None, check_sketch: bool = True,
+                      progress: Callable[[int, int], None] | None = None) -> Session:
     """The session a file's content (from `read_session_file`) describes, every step checked.
 
     The steps are replayed from ?0, and so are the undone ones on the redo stack, so a
@@ -146,7 +147,8 @@ def session_from_data(data: Mapping[str, Any], where: str, library: Library, fac
                                   f"program's goal is {facts.goal.type}", where=f"{where}: goal",
                                   fix="load it with the fact program it was saved with")
     session = Session.from_steps(library, facts, steps, oracle=oracle, context=data.get("context", {}),
-                                 where=f"{where}: steps", forced_steps=forced_steps_of(data), redo=redo)
+                                 where=f"{where}: steps", forced_steps=forced_steps_of(data), redo=redo,
+                                 progress=progress)
     saved = data.get("sketch")
     if check_sketch and saved is not None \
             and not json_equal(saved, sketch_to_json(session.sketch)):

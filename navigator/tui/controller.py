@@ -83,8 +83,8 @@ class Navigation:
     # ---- opening
 
     @classmethod
-    def open_held(cls, path: Path, spec, held: "ExitStack", on_wait: Callable[[str], None] | None = None
-                  ) -> tuple["Navigation", str]:
+    def open_held(cls, path: Path, spec, held: "ExitStack", on_wait: Callable[[str], None] | None = None,
+                  progress: Callable[[str, int, int | None], None] | None = None) -> tuple["Navigation", str]:
         """`open`, read under the session's lock, which `held` keeps until the UI quits: a
         command that holds the lock first (a CLI `fill`) finishes, and its steps are read.
         `on_wait` hears who holds the lock while the UI waits for it."""
@@ -95,17 +95,19 @@ class Navigation:
         if spec is None and not session_exists(target):
             return cls.open(target, spec)  # says there is nothing to resume, before a lock file is made
         held.enter_context(hold_session(target, on_wait=on_wait))
-        return cls.open(target, spec)
+        return cls.open(target, spec, progress)
 
     @classmethod
-    def open(cls, path: Path, spec=None) -> tuple["Navigation", str]:
-        """Resume the session at `path`, or start one for `spec` there; says which."""
+    def open(cls, path: Path, spec=None,
+             progress: Callable[[str, int, int | None], None] | None = None) -> tuple["Navigation", str]:
+        """Resume the session at `path`, or start one for `spec` there; says which. `progress`
+        hears a resume's phases (navigator.workspace.session_workspace.open_workspace)."""
         from navigator.workspace import create_workspace, open_workspace, session_exists
         from navigator.workspace.session_file import session_target
 
         target = session_target(path)
         if session_exists(target):
-            workspace = open_workspace(target)
+            workspace = open_workspace(target, progress=progress)
             if spec is not None and workspace.spec.describe() != spec.describe():
                 raise UserError(f"a session for {workspace.spec.describe()} already exists here", where=str(target),
                                 fix="open it with `navigator tui`, or give --session FILE for a new one")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable, Iterator
 
 #: what bare `navigator` opens on a terminal when there is no session to resume
 DEFAULT_PROGRAM = "gcn"
@@ -28,7 +30,9 @@ def run_tui(path: Path, spec=None) -> int:
     with ExitStack() as held:
         try:
             # read under the lock, so a CLI command that holds it first has saved its steps
-            navigation, note = Navigation.open_held(path, spec, held, on_wait=lambda text: say(f"navigator: {text}"))
+            with opening_progress() as progress:
+                navigation, note = Navigation.open_held(path, spec, held, on_wait=lambda text: say(f"navigator: {text}"),
+                                                        progress=progress)
         except UserError as exc:  # shown in the interface, then the usual one line and exit 2
             code = OpeningFailed(str(exc)).run_in_terminal()
             if code:
@@ -36,6 +40,27 @@ def run_tui(path: Path, spec=None) -> int:
             raise
         code = NavigatorApp(navigation, note).run_in_terminal()
     return _stopped(code) if code else 0
+
+
+@contextmanager
+def opening_progress() -> Iterator[Callable[[str, int, int | None], None] | None]:
+    """While a session opens (a long one replays thousands of steps), a progress bar on the
+    terminal's stderr, gone once the interface draws: the screen is never blank. None (no
+    bar) when stderr is not a terminal."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(SpinnerColumn(), TextColumn("navigator: {task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("opening the session", total=None)
+
+        def progress(what: str, done: int, total: int | None) -> None:
+            bar.update(task, description=what, completed=done, total=total)
+
+        yield progress
 
 
 def _stopped(code: int) -> int:

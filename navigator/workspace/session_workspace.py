@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from fuseflow.support.errors import UserError
 from navigator.navigation.session import Session
@@ -216,13 +216,18 @@ def create_workspace(path: Path, spec: ProgramSpec, *, force: bool = False, forc
         return workspace
 
 
-def open_workspace(path: Path, *, accept_changes: bool = False) -> Workspace:
-    """Load a session read-only; names what changed since it was saved."""
+def open_workspace(path: Path, *, accept_changes: bool = False, progress: "Opening | None" = None) -> Workspace:
+    """Load a session read-only; names what changed since it was saved. `progress(what, done,
+    total)` hears the phases of a long open: the program's space, then the steps replayed."""
     target = _existing(path)
-    return _open(target, accept_changes)
+    return _open(target, accept_changes, progress)
 
 
-def _open(path: Path, accept_changes: bool) -> Workspace:
+#: hears an open's progress: (what is being done, done, total; None: a phase of unknown length)
+Opening = Callable[[str, int, "int | None"], None]
+
+
+def _open(path: Path, accept_changes: bool, progress: "Opening | None" = None) -> Workspace:
     where = str(path)
     data, spec, read_as = _read_version(path)
     try:
@@ -238,6 +243,8 @@ def _open(path: Path, accept_changes: bool) -> Workspace:
             raise DamagedSessionError(f"cannot trust this session file: {problem}", where=where,
                                       fix=recovery_fix(path, _trusted(data), advice))
         notes.append(f"{where}: accepted, after checking that its steps replay: {problem}")
+    if progress is not None:
+        progress(f"loading {spec.describe()}", 0, None)
     loaded = _load_space(spec, path)
     saved = _context(data).get("fingerprints")
     changes = spec.changes(saved if isinstance(saved, dict) else {}, loaded.fingerprints)
@@ -249,8 +256,9 @@ def _open(path: Path, accept_changes: bool) -> Workspace:
     space = loaded.space
     # With --accept-changes the replayed steps are the truth, so the saved sketch is not compared.
     try:
+        replayed = None if progress is None else (lambda done, total: progress("replaying its steps", done, total))
         session = session_from_data(data, where, space.library, space.facts, oracle=space.oracle,
-                                    check_sketch=not accept_changes)
+                                    check_sketch=not accept_changes, progress=replayed)
     except DamagedSessionError as exc:
         raise damaged(exc, path, data) from None
     return Workspace(path, loaded, session, notes, read_as)

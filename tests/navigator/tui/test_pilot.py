@@ -575,3 +575,22 @@ def test_m_fills_the_sim_column_in_the_background_and_a_revisit_is_free(here, mo
             await press(pilot, "q")
 
     run(scenario())
+
+
+def test_resuming_reports_its_progress_to_the_terminal(here, cli_in):
+    """A resume says what it does from the start (the program's space, then the steps replayed,
+    to the last), so a long session never opens onto a blank screen (navigator.tui.launch)."""
+    from navigator.tui.launch import opening_progress
+
+    cli_in("start", "gcn")
+    cli_in("fill", "?0", "--auto", "default", "--subtree")
+    heard = []
+    navigation, note = Navigation.open(SESSION, progress=lambda what, done, total: heard.append((what, done, total)))
+    steps = len(navigation.session.steps)
+    assert note.startswith("resumed") and steps > 0
+    assert heard[0][0].startswith("loading gcn") and heard[0][2] is None
+    replayed = [(done, total) for what, done, total in heard if what == "replaying its steps"]
+    assert replayed[0] == (0, steps) and replayed[-1] == (steps, steps)
+    assert [done for done, _ in replayed] == sorted(done for done, _ in replayed)
+    with opening_progress() as progress:              # stderr is not a terminal under pytest: no bar
+        assert progress is None
