@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import io
 import os
 import platform
 import sys
@@ -97,8 +99,9 @@ async def resume(program: str) -> dict:
     from navigator.tui.widgets.evaluation_pane import EvaluationPane
     from harness.tui_apps import SESSION
 
-    assert cli(["start", program, "--force"]) == 0
-    assert cli(["fill", "?0", "--auto", "default", "--subtree"]) == 0
+    with contextlib.redirect_stdout(io.StringIO()):   # stdout is the JSON this script prints
+        assert cli(["start", program, "--force"]) == 0
+        assert cli(["fill", "?0", "--auto", "default", "--subtree"]) == 0
     start = time.perf_counter()
     navigation, _ = Navigation.open(SESSION)
     opened = time.perf_counter()

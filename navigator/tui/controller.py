@@ -28,6 +28,10 @@ if TYPE_CHECKING:
     from navigator.synth import HoleMenu, MenuOption
 
 
+#: the latest steps whose options not taken the history shows
+ALTERNATIVES_SHOWN = 40
+
+
 @dataclass(frozen=True)
 class SketchRow:
     """One line of the sketch view: a filled choice or an open hole, in a region's group."""
@@ -238,13 +242,18 @@ class Navigation:
         return "\n".join(line for line in lines if line is not None)
 
     def history(self) -> list[HistoryRow]:
+        """Every step, the undone ones after them; the options not taken, for the latest
+        ALTERNATIVES_SHOWN steps (`navigator history` lists them all)."""
         from navigator.present.choice import compact_labels, count_text
         from navigator.present.views import _figures_text
 
         session = self.session
         rows = []
+        # the alternatives of the latest steps only: each needs the menus of the sketch at that
+        # step, and a session of thousands of steps would have them all worked out again
+        recent = len(session.steps) - ALTERNATIVES_SHOWN
         for number, record in enumerate(session.steps, 1):
-            alternatives = session.alternatives(number - 1)
+            alternatives = session.alternatives(number - 1) if number > recent else ()
             labels = compact_labels(alternatives)
             rows.append(HistoryRow(number, record.hole, record.option, record.by, record.rationale,
                                    _figures_text(record.figures) if record.figures else None,
