@@ -17,6 +17,10 @@ if TYPE_CHECKING:
     from navigator.tui.controller import HistoryRow
 
 
+#: rows that changed past which the history is drawn again from scratch rather than row by row
+_REBUILT_FROM = 64
+
+
 class HistoryPane(OptionList):
     ALLOW_MAXIMIZE = True
     BINDINGS = pane_bindings("history")
@@ -61,8 +65,12 @@ class HistoryPane(OptionList):
         while same < min(len(shown_ids), len(now[0])) and shown_texts[same] == now[1][same]:
             same += 1
         if same < len(shown_ids):
-            self.clear_options()
-            same = 0
+            if len(shown_ids) - same > _REBUILT_FROM:
+                self.clear_options()
+                same = 0
+            else:   # an undo changes the last few rows: those are replaced, the rest stay
+                for index in reversed(range(same, len(shown_ids))):
+                    self.remove_option_at_index(index)
         self.add_options(options[same:])
         self._shown = now
         self._rows = {str(row.number): row for row in rows}
