@@ -24,6 +24,7 @@ from navigator.lang.formula import Value, format_value, value_type_of
 from navigator.synth import ExpressionError, Oracle, Sketch, option_id, sketch_to_json
 from navigator.synth.json_form import EXPRESSION_FIX
 from navigator.synth.sketch import MAX_SKETCH_DEPTH, SKETCH_JSON_NESTING
+from navigator.synth.inhabitation import gc_paused
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,11 @@ def _parse_target(data: Any, path: str, source: str):
 def replay(library: Library, facts: FactProgram, target: Any, *, oracle: Oracle | None = None,
            source: str = "target") -> ReplayReport:
     """Navigate toward `target` (Honeybee JSON, already parsed) using offered steps only."""
+    with gc_paused():   # thousands of steps build trees, which hold no cycles
+        return _replay(library, facts, target, oracle, source)
+
+
+def _replay(library: Library, facts: FactProgram, target: Any, oracle: Oracle | None, source: str) -> ReplayReport:
     started = time.perf_counter()
     if oracle is None:
         oracle = Oracle(library, facts)

@@ -26,6 +26,7 @@ import random
 from fuseflow.support.errors import UserError
 from fuseflow.support.memory import ResourceError
 from navigator.synth import MenuOption, Oracle, Sketch
+from navigator.synth.inhabitation import gc_paused
 from navigator.synth.lookup_budget import MAX_AUTO_STEPS
 
 
@@ -84,6 +85,10 @@ class UniformSampler:
         """One complete sketch extending `sketch` (default ?0), uniformly at random, in at
         most `max_steps` steps."""
         sketch = sketch or self.oracle.initial_sketch()
+        with gc_paused():   # thousands of steps build trees, which hold no cycles
+            return self._walk(rng, sketch)
+
+    def _walk(self, rng: random.Random, sketch: Sketch) -> Sketch:
         steps = 0
         while not sketch.complete:
             steps += 1

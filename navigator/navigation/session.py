@@ -22,6 +22,7 @@ from navigator.lang import FactProgram, Library
 from navigator.navigation.session_errors import DamagedSessionError, SessionError
 from navigator.navigation.step_log import FORCED, StepRecord, is_provenance
 from navigator.synth import Menus, MenuOption, Oracle, Sketch
+from navigator.synth.inhabitation import gc_paused
 from navigator.synth.lookup_budget import MAX_AUTO_STEPS
 
 #: a replay reports its progress every this many steps
@@ -116,9 +117,10 @@ class Session:
             return
         self._command = self._next_command()
         try:
-            yield taken
-            if self.forced_steps:
-                self._take_forced()
+            with gc_paused():   # a command may take thousands of steps: trees, no cycles to collect
+                yield taken
+                if self.forced_steps:
+                    self._take_forced()
         finally:
             self._command = None
             taken.extend(self._steps[first:])
@@ -343,6 +345,15 @@ class Session:
         `progress(done, total)` hears how far the replay is, every REPLAY_REPORT steps and at the end."""
         session = cls(library, facts, oracle=oracle, context=context, forced_steps=forced_steps)
         steps = list(steps)
+        with gc_paused():
+            session._replay(steps, where, progress)
+        session._redo = list(reversed(redo))
+        if progress is not None:
+            progress(len(steps), len(steps))
+        return session
+
+    def _replay(self, steps: list[StepRecord], where: str, progress: Callable[[int, int], None] | None) -> None:
+        session = self
         for index, record in enumerate(steps):
             if progress is not None and index % REPLAY_REPORT == 0:
                 progress(index, len(steps))
@@ -355,7 +366,3 @@ class Session:
                     fix="the library or fact file changed since the session was saved") from None
             session._take(chosen, record.by, record.rationale, record.timestamp, record.command,
                           record.figures)
-        session._redo = list(reversed(redo))
-        if progress is not None:
-            progress(len(steps), len(steps))
-        return session

@@ -18,6 +18,7 @@ from fuseflow.support.errors import UserError
 from navigator.lang import Library
 from navigator.lang.formula import value_type_of
 from navigator.synth.sketch import MAX_SKETCH_DEPTH, SKETCH_JSON_NESTING, App, Hole, Node, Sketch
+from navigator.synth.inhabitation import gc_paused
 
 
 class ExpressionError(UserError):
@@ -101,7 +102,8 @@ def sketch_from_json(data: Any, library: Library, goal_type: str, *,
                      source: str = "expression") -> Sketch:
     """Read an expression whose root has type `goal_type`; `source` names it in errors."""
     holes: set[int] = set()
-    root = _read(data, library, goal_type, holes, source)
+    with gc_paused():   # a deep expression is a tree of thousands of nodes, no cycles
+        root = _read(data, library, goal_type, holes, source)
     return Sketch(root, max(holes) + 1 if holes else 0)
 
 

@@ -368,12 +368,12 @@ class Oracle:
         collected = _Collected(dict(old.entries), dict(old.parents), dict(old.holes), None)
         del collected.parents[hole_id]
         del collected.holes[hole_id]
-        node = filled.root
-        path: list[tuple[tuple[int, ...], App]] = [((), node)]  # type: ignore[list-item]
-        for depth, position in enumerate(positions):
-            node = node.args[position][1]  # type: ignore[union-attr]
-            path.append((positions[:depth + 1], node))  # type: ignore[arg-type]
-        for where, app in path[-2:]:
+        parent, node = None, filled.root
+        for position in positions:
+            parent, node = node, node.args[position][1]  # type: ignore[union-attr]
+        # (the parent, by its positions; the new application, by the hole's)
+        changed = [(positions[:-1], parent), (positions, node)]
+        for where, app in changed:
             groups = self._analyze(app)
             if groups.__class__ is str:
                 return   # the whole walk names the first problem
