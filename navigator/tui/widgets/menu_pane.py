@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.message import Message
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable
 
 from navigator.tui.controller import menu_context
 from navigator.tui.safe_text import marked, plain
 from fuseflow.support.numbers import figure
 from navigator.tui.keys import pane_bindings
+from navigator.tui.widgets.filter_box import FilterBox
 
 if TYPE_CHECKING:
     from navigator.tui.controller import Navigation, OptionRow
@@ -25,23 +26,9 @@ MENU_ROWS = 300
 SORTS = ("as listed", "by cost hint", "by count")
 
 
-class MenuFilter(Input):
-    """The filter box above the menu: `/` opens it, escape clears and closes it."""
-
+class MenuFilter(FilterBox):
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(placeholder="filter the menu (escape clears)", **kwargs)
-
-    @property
-    def is_open(self) -> bool:
-        return self.has_class("shown")
-
-    def open(self) -> None:
-        self.add_class("shown")
-        self.focus()
-
-    def close(self) -> None:
-        self.value = ""
-        self.remove_class("shown")
+        super().__init__("filter the menu (escape clears)", **kwargs)
 
 
 class MenuPane(DataTable):

@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.message import Message
-from textual.widgets import Input, Tree
+from textual.widgets import Tree
 
 from navigator.tui.safe_text import plain
 from navigator.tui.keys import pane_bindings
+from navigator.tui.widgets.filter_box import FilterBox
 
 if TYPE_CHECKING:
     from navigator.tui.controller import Navigation, SketchRow
@@ -23,23 +24,9 @@ OPEN = "●"
 FILLED = "✓"
 
 
-class SketchFilter(Input):
-    """The filter box above the sketch: `f` opens it, escape clears and closes it."""
-
+class SketchFilter(FilterBox):
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(placeholder="filter the sketch by region or op (escape clears)", **kwargs)
-
-    @property
-    def is_open(self) -> bool:
-        return self.has_class("shown")
-
-    def open(self) -> None:
-        self.add_class("shown")
-        self.focus()
-
-    def close(self) -> None:
-        self.value = ""
-        self.remove_class("shown")
+        super().__init__("filter the sketch by region or op (escape clears)", **kwargs)
 
 
 class SketchPane(Tree):
