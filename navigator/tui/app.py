@@ -16,6 +16,7 @@ from typing import Iterable
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input
 from textual.worker import get_current_worker
@@ -108,6 +109,12 @@ class NavigatorApp(TerminalApp):
             self.action_evaluate()
 
     def _set_status(self) -> None:
+        try:
+            self._show_status()
+        except NoMatches:   # a timer or worker that ends while the app quits: the panes are gone
+            return
+
+    def _show_status(self) -> None:
         if (self.hole is None) != self._footer_complete:   # the footer follows the state (check_action)
             self._footer_complete = self.hole is None
             self.refresh_bindings()
