@@ -37,11 +37,25 @@ def main() -> int:
         code = run_command()
     except KeyboardInterrupt:
         code = interrupted()
+    except Exception as exc:
+        # a Ctrl-C during the command modules' import can surface wrapped (RuntimeError
+        # "Error calling __set_name__" from a dataclass, numpy's ImportError)
+        if not _came_from_interrupt(exc):
+            raise
+        code = interrupted()
     finally:  # also after SystemExit (`--version`, a usage error)
         _exit_on_interrupt()
     if code == INTERRUPTED:
         _leave_interrupted()
     return code
+
+
+def _came_from_interrupt(exc: BaseException) -> bool:
+    try:
+        from navigator.process.interrupts import was_interrupted
+    except BaseException:  # noqa: BLE001 - it could not load: only the chain itself can tell
+        return isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt)
+    return was_interrupted(exc)
 
 
 def _leave_interrupted() -> None:

@@ -30,15 +30,26 @@ import os, signal, sys
 _target = os.environ.get("NAVIGATOR_TEST_SIGINT_AT")
 
 
+_wrapped = os.environ.get("NAVIGATOR_TEST_WRAPPED_SIGINT_AT")
+
+
 class _InterruptAt:
     @staticmethod
     def find_spec(name, path=None, target=None):
         if name == _target:
             os.kill(os.getpid(), signal.SIGINT)
+        if name == _wrapped:  # as Python 3.11 reports a Ctrl-C inside a dataclass's __set_name__
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(1)
+            except KeyboardInterrupt as exc:
+                raise RuntimeError("Error calling __set_name__ on 'Field' instance '_hash' in 'App'") from exc
         return None
 
 
-if _target:
+if _target or _wrapped:
+    import time
+
     sys.meta_path.insert(0, _InterruptAt)
 
 if os.environ.get("NAVIGATOR_TEST_SIGINT_AT_EXIT"):  # after the command, while Python shuts down
@@ -137,6 +148,12 @@ def _assert_interrupted(result: subprocess.CompletedProcess) -> None:
 ])
 def test_ctrl_c_during_start_up_prints_one_line_and_exits_130(tmp_path, launch, module):
     _assert_interrupted(_run(tmp_path, launch, "programs", NAVIGATOR_TEST_SIGINT_AT=module))
+
+
+@pytest.mark.parametrize("module", ["navigator.cli", "navigator.synth.sketch", "fuseflow.program.bundled"])
+def test_ctrl_c_that_an_import_wraps_in_another_error_prints_one_line_and_exits_130(tmp_path, module):
+    """Before the command's own handler exists (navigator.cli) and after it (inside the command)."""
+    _assert_interrupted(_run(tmp_path, "python -m navigator", "programs", NAVIGATOR_TEST_WRAPPED_SIGINT_AT=module))
 
 
 def test_ctrl_c_after_the_command_while_python_shuts_down(tmp_path):
