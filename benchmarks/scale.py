@@ -7,13 +7,17 @@ reference for "no slower than before"):
     process with an empty cache (what a first run pays; `--warm` also runs each a second time,
     from the cache);
   * over a full navigation that takes the default at every hole: the time to recompute every
-    menu of the sketch after each step (median, p95, max), in process.
+    menu of the sketch after each step (median, p95, max), in process;
+  * `--fill-growth`: the default fill of the whole sketch as one command (`fill ?0 --auto
+    default --subtree`), in process, on deep_gcn at 8 to 128 layers and transformer12, and the
+    exponent k of time ~ steps^k fitted over deep_gcn (1: linear in the steps; issue 24).
 
 Targets on 2 cores: transformer12 and deep_gcn-64 start in <= 2 s and <= 1 GiB, count in
 <= 2 s, menus p95 <= 50 ms; gcn start <= 0.1 s and menus p95 <= 1 ms.
 
     python benchmarks/scale.py                       # everything (a few minutes)
     python benchmarks/scale.py --programs gcn,deep_gcn:8
+    python benchmarks/scale.py --programs '' --fill-growth
 """
 
 from __future__ import annotations
@@ -115,6 +119,61 @@ def navigation(config: str) -> dict:
                          "max": round(times[-1] * 1000, 3)}}
 
 
+GROWTH_CONFIGS = ["deep_gcn:8", "deep_gcn:16", "deep_gcn:32", "deep_gcn:64", "deep_gcn:128", "transformer12"]
+
+
+def default_fill(config: str) -> dict:
+    """Seconds of one `fill ?0 --auto default --subtree` command from ?0 (the space built
+    beforehand, as a warm cache gives it), and the steps it took, forced ones included."""
+    import gc
+
+    from fuseflow.program.binding import bind
+    from fuseflow.program.bundled import resolve_program
+    from navigator.auto.default import DefaultStrategy
+    from navigator.auto.driver import fill
+    from navigator.auto.base import Scope
+    from navigator.fuseflow.schedule_space import ScheduleSpace
+    from navigator.navigation.session import Session
+    from navigator.process.heap import keep_loaded
+
+    name, _, layers = config.partition(":")
+    dims = {"layers": int(layers)} if layers else {}
+    program = resolve_program(name, dims)
+    space = ScheduleSpace.build(program, bind(program, None, dims))
+    session = Session(space.library, space.facts, oracle=space.oracle)
+    session.settle()
+    keep_loaded()  # as a command does once its space is loaded
+    t = time.perf_counter()
+    steps = fill(session, session.sketch.lowest_hole().id, DefaultStrategy(), Scope.SUBTREE, space=space)
+    seconds = time.perf_counter() - t
+    assert session.sketch.complete
+    gc.unfreeze()
+    return {"program": config, "steps": len(steps), "seconds": round(seconds, 3),
+            "ms_per_step": round(1000 * seconds / len(steps), 3)}
+
+
+def growth_exponent(rows: list[dict]) -> float:
+    """Least-squares slope of log(seconds) over log(steps)."""
+    import math
+
+    xs = [math.log(r["steps"]) for r in rows]
+    ys = [math.log(r["seconds"]) for r in rows]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def fill_growth() -> dict:
+    rows = []
+    for config in GROWTH_CONFIGS:
+        rows.append(default_fill(config))
+        print(f"{config}: default fill done", file=sys.stderr)
+    deep = [r for r in rows if r["program"].startswith("deep_gcn")]
+    t12 = next(r for r in rows if r["program"] == "transformer12")
+    return {"rows": rows, "exponent_deep_gcn": round(growth_exponent(deep), 2),
+            "targets": {"transformer12_seconds": {"target": 2.0, "measured": t12["seconds"],
+                                                  "met": t12["seconds"] <= 2.0}}}
+
+
 def verdict(config: str, row: dict) -> dict:
     target = TARGETS.get(config)
     if not target:
@@ -130,14 +189,19 @@ def main() -> None:
     parser.add_argument("--programs", default=",".join(CONFIGS),
                         help="comma-separated NAME or NAME:LAYERS (deep_gcn:64)")
     parser.add_argument("--warm", action="store_true", help="also time each command a second time, cached")
+    parser.add_argument("--fill-growth", action="store_true",
+                        help="also time the default fill of deep_gcn:8..128 and transformer12, and fit its growth")
     options = parser.parse_args()
     rows = []
-    for config in options.programs.split(","):
+    for config in filter(None, options.programs.split(",")):
         row = {"program": config, "commands": commands(config, options.warm), "navigation": navigation(config)}
         row["targets"] = verdict(config, row)
         rows.append(row)
         print(f"{config}: done", file=sys.stderr)
-    print(json.dumps({"benchmark": "scale", "cpus": os.cpu_count(), "results": rows}, indent=2))
+    report = {"benchmark": "scale", "cpus": os.cpu_count(), "results": rows}
+    if options.fill_growth:
+        report["default_fill"] = fill_growth()
+    print(json.dumps(report, indent=2))
 
 
 if __name__ == "__main__":

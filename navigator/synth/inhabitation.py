@@ -70,6 +70,10 @@ def gc_paused():
     otherwise re-scan the growing heap many times over (about 40% of the start-up time on
     the FuseFlow library). Nothing here relies on it: the structures are freed by reference
     counting. The previous state is restored, and nested pauses are no-ops.
+
+    What a burst leaves alive would still be scanned by the first collection after it (all
+    of it young: 2.3 million objects, 0.6 s, after a default fill of transformer12); a process
+    that keeps what it computes (`freeze_after_pauses`) moves it out of the collector's sight.
     """
     if not gc.isenabled():
         yield
@@ -78,7 +82,20 @@ def gc_paused():
     try:
         yield
     finally:
+        if _freeze_after_pauses:
+            gc.freeze()
         gc.enable()
+
+
+_freeze_after_pauses = False
+
+
+def freeze_after_pauses(on: bool = True) -> None:
+    """After each outermost `gc_paused`, exempt every live object from later collections
+    (`gc.freeze`): for a process whose bursts leave no garbage cycles (measured: none), at
+    the price that a cycle among them would stay until exit."""
+    global _freeze_after_pauses
+    _freeze_after_pauses = on
 
 
 class Table:

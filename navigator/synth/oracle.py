@@ -360,17 +360,15 @@ class Oracle:
         Every other group keeps its holes and their slots. Anything unusual (the root, an
         analysis that blocks) is left to a whole walk."""
         before = self._collected.get(id(sketch))
+        step = filled.last_step
         if before is None or before[0] is not sketch or before[1].blocked is not None \
-                or sketch.root.__class__ is Hole:
+                or step is None or step[2] is None:  # (no parent: the root was the hole)
             return
-        positions = sketch._holes_index()[hole_id][0]
+        positions, node, parent = step
         old = before[1]
         collected = _Collected(dict(old.entries), dict(old.parents), dict(old.holes), None)
         del collected.parents[hole_id]
         del collected.holes[hole_id]
-        parent, node = None, filled.root
-        for position in positions:
-            parent, node = node, node.args[position][1]  # type: ignore[union-attr]
         # (the parent, by its positions; the new application, by the hole's)
         changed = [(positions[:-1], parent), (positions, node)]
         for where, app in changed:

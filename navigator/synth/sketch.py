@@ -158,29 +158,86 @@ class HoleSite:
     depth: int
 
 
-@dataclass(frozen=True)
 class Sketch:
-    root: Node
-    next_hole: int
-    #: the open holes: id -> (argument positions from the root, the hole), found by one walk of
-    #: the tree and then kept up to date by `fill` (a step changes only the filled hole's
-    #: entries), so finding a hole costs its depth, not the sketch's size
-    _index: list = field(default_factory=list, compare=False, repr=False)
+    """A tree whose leaves may be holes, and the counter that numbers the next holes.
+
+    Immutable to its users. A step (`fill`) does not rebuild the path from the hole to the
+    root at once: the new sketch keeps the sketch it came from and the step, and builds its
+    tree when first asked for `root`, together with every step since the last sketch that
+    had one (each node on the union of their paths is copied once). A run of steps whose
+    trees nobody reads, a strategy filling a subtree, then costs the steps, not the steps
+    times the depth of a deep spine (a program's list of regions is hundreds long).
+    """
+
+    __slots__ = ("_root", "next_hole", "_base", "_step", "_index", "_hash")
+
+    def __init__(self, root: Node | None, next_hole: int, *, _base: "Sketch | None" = None,
+                 _step: "tuple[tuple[int, ...], App, App | None] | None" = None):
+        self._root = root
+        self.next_hole = next_hole
+        #: while the tree is not built: the sketch this one came from, and the step
+        #: (the hole's positions, the new application, its parent's updated copy)
+        self._base = _base
+        self._step = _step
+        #: the open holes: id -> (argument positions from the root, the hole, its parent
+        #: application or None), found by one walk of the tree and then kept up to date by
+        #: `fill`, so finding a hole costs nothing like the sketch's size
+        self._index: list = []
+        self._hash: int | None = None
 
     @staticmethod
     def initial(goal_type: str) -> "Sketch":
         return Sketch(Hole(0, goal_type), 1)
 
-    def _holes_index(self) -> dict[int, tuple[tuple[int, ...], Hole]]:
+    @property
+    def root(self) -> Node:
+        if self._root is None:
+            self._build()
+        return self._root  # type: ignore[return-value]
+
+    @property
+    def last_step(self) -> "tuple[tuple[int, ...], App, App | None] | None":
+        """The step that made this sketch from the one before (positions of the filled hole,
+        the new application, the copy of its parent with it), or None."""
+        return self._step
+
+    def _build(self) -> None:
+        steps = []
+        sketch = self
+        while sketch._root is None:
+            steps.append(sketch._step)
+            sketch = sketch._base  # type: ignore[assignment]
+        steps.reverse()
+        self._root = _apply_steps(sketch._root, steps)  # type: ignore[arg-type]
+        self._base = None  # the tree no longer needs the sketches before it
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Sketch:
+            return NotImplemented
+        return self is other or (self.next_hole == other.next_hole and self.root == other.root)  # type: ignore
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash((self.root, self.next_hole))
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"Sketch(root={self.root!r}, next_hole={self.next_hole})"
+
+    def __reduce__(self):
+        return Sketch, (self.root, self.next_hole)
+
+    def _holes_index(self) -> dict[int, tuple[tuple[int, ...], Hole, "App | None"]]:
         if not self._index:
-            found: dict[int, tuple[tuple[int, ...], Hole]] = {}
-            stack: list[tuple[Node, tuple[int, ...]]] = [(self.root, ())]
+            found: dict[int, tuple[tuple[int, ...], Hole, App | None]] = {}
+            stack: list[tuple[Node, tuple[int, ...], App | None]] = [(self.root, (), None)]
             while stack:
-                node, path = stack.pop()
+                node, path, parent = stack.pop()
                 if node.__class__ is Hole:
-                    found[node.id] = (path, node)  # type: ignore[union-attr]
+                    found[node.id] = (path, node, parent)  # type: ignore[union-attr]
                 else:
-                    stack.extend((child, path + (i,)) for i, (_, child) in enumerate(node.args))  # type: ignore
+                    stack.extend((child, path + (i,), node)  # type: ignore[misc]
+                                 for i, (_, child) in enumerate(node.args))  # type: ignore[union-attr]
             self._index.append(found)
         return self._index[0]
 
@@ -250,36 +307,73 @@ class Sketch:
         raw tree operation; `Oracle` decides which fills are allowed.
         """
         index = self._holes_index()
-        if hole_id not in index:
+        found = index.get(hole_id)
+        if found is None:
             raise KeyError(f"no open hole ?{hole_id}")
-        positions = index[hole_id][0]
-        path: list[tuple[App, int]] = []
-        node = self.root
-        for position in positions:
-            path.append((node, position))  # type: ignore[arg-type]
-            node = node.args[position][1]  # type: ignore[union-attr]
-        # The new application sits at depth len(path) + 1; one with parameters there would
-        # leave holes that no step could fill.
-        if len(path) + 1 + bool(params) > MAX_SKETCH_DEPTH:
-            raise too_deep(hole_id, function, len(path) + 1)
-        target = self.root if not path else path[-1][0].args[path[-1][1]][1]
+        positions, hole, parent = found
+        # The new application sits at depth len(positions) + 1; one with parameters there
+        # would leave holes that no step could fill.
+        if len(positions) + 1 + bool(params) > MAX_SKETCH_DEPTH:
+            raise too_deep(hole_id, function, len(positions) + 1)
         pairs = tuple(metadata.items()) if isinstance(metadata, Mapping) else tuple(metadata)
         fresh = tuple((name, Hole(self.next_hole + i, type_name))
                       for i, (name, type_name) in enumerate(params))
-        new: Node = App(function, target.type, pairs, fresh)
-        # Rebuild the path from the hole up to the root; everything else is shared. The
-        # ancestors are copies with one argument changed: made without the frozen dataclass's
-        # per-field checks (a deep spine, a program's list of regions, is hundreds long).
-        for parent, position in reversed(path):
-            args = parent.args
-            new = _with_arg(parent, args[:position] + ((args[position][0], new),) + args[position + 1:])
-        sketch = Sketch(new, self.next_hole + len(params))
+        new = App(function, hole.type, pairs, fresh)
         holes = dict(index)
         del holes[hole_id]
-        for i, (_, hole) in enumerate(fresh):
-            holes[hole.id] = (positions + (i,), hole)
+        new_parent = None
+        if parent is not None:
+            # the parent as it is now (what an analysis of the step reads), and the parent
+            # its other open holes have from now on
+            position = positions[-1]
+            args = parent.args
+            new_parent = _with_arg(parent, args[:position] + ((args[position][0], new),) + args[position + 1:])
+            for _, child in args:
+                if child.__class__ is Hole and child.id in holes:  # type: ignore[union-attr]
+                    sibling = holes[child.id]  # type: ignore[union-attr]
+                    holes[child.id] = (sibling[0], sibling[1], new_parent)  # type: ignore[union-attr]
+        for i, (_, fresh_hole) in enumerate(fresh):
+            holes[fresh_hole.id] = (positions + (i,), fresh_hole, new)
+        sketch = Sketch(None, self.next_hole + len(params), _base=self, _step=(positions, new, new_parent))
         sketch._index.append(holes)
         return sketch
+
+
+def _apply_steps(root: Node, steps: list) -> Node:
+    """The tree `root` after `steps` (positions of a hole, the application filling it), in
+    order: the nodes on the union of their paths are rebuilt once, bottom-up, everything
+    else is shared."""
+    # A trie of the steps' positions: [replacement or None, {position: trie}]
+    top: list = [None, {}]
+    for positions, new, _ in steps:
+        trie = top
+        for position in positions:
+            kids = trie[1]
+            below = kids.get(position)
+            if below is None:
+                below = kids[position] = [None, {}]
+            trie = below
+        trie[0] = new
+    # Post-order, without recursion (trees nest up to MAX_SKETCH_DEPTH).
+    built: dict[int, Node] = {}
+    stack: list = [(top, root, False)]
+    while stack:
+        trie, node, ready = stack.pop()
+        if trie[0] is not None:
+            node = trie[0]
+        if not trie[1]:
+            built[id(trie)] = node
+            continue
+        if not ready:
+            stack.append((trie, node, True))
+            args = node.args  # type: ignore[union-attr]
+            stack.extend((below, args[position][1], False) for position, below in trie[1].items())
+            continue
+        args = list(node.args)  # type: ignore[union-attr]
+        for position, below in trie[1].items():
+            args[position] = (args[position][0], built.pop(id(below)))
+        built[id(trie)] = _with_arg(node, tuple(args))  # type: ignore[arg-type]
+    return built[id(top)]
 
 
 def _with_arg(parent: App, args: tuple[tuple[str, Node], ...]) -> App:

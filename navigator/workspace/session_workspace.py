@@ -28,6 +28,7 @@ from navigator.navigation.session import Session
 from navigator.navigation.session_errors import DamagedSessionError, SessionError
 from navigator.navigation.session_format import read_session_file, records_of, save_session, session_from_data
 from navigator.process.console import say
+from navigator.process.heap import keep_loaded
 from navigator.workspace.backup import previous_version, write_backup
 from navigator.workspace.session_file import (FileIdentity, file_identity, session_exists, session_lock,
                                               session_target)
@@ -261,6 +262,7 @@ def _open(path: Path, accept_changes: bool, progress: "Opening | None" = None) -
                                     check_sketch=not accept_changes, progress=replayed)
     except DamagedSessionError as exc:
         raise damaged(exc, path, data) from None
+    keep_loaded()  # the replayed sketch too
     return Workspace(path, loaded, session, notes, read_as)
 
 

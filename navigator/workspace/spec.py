@@ -167,7 +167,11 @@ class ProgramSpec:
         by these hashes and the dimensions); a space made from cached facts binds its program
         only if a command asks for the binding, so opening a session loads no numerical library.
         """
-        return self.space_kind.load(self)
+        from navigator.process.heap import keep_loaded
+
+        loaded = self.space_kind.load(self)
+        keep_loaded()
+        return loaded
 
     def _load_tensor_program(self) -> "LoadedProgram":
         from fuseflow.program.frontend import parse_program
