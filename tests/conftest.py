@@ -32,6 +32,20 @@ def _is_fuzz_test(item) -> bool:
     return (TESTS / "harness") in Path(str(item.path)).parents
 
 
+@pytest.fixture(autouse=True)
+def _collector_back_after_each_test():
+    """A command run in process freezes what it loaded out of the cyclic collector
+    (navigator.process.heap): for one command, not for a whole test session, which would keep
+    every test's garbage cycles."""
+    yield
+    import gc
+
+    from navigator.synth.inhabitation import freeze_after_pauses
+
+    freeze_after_pauses(False)
+    gc.unfreeze()
+
+
 @pytest.fixture(scope="session")
 def _crash_folder(tmp_path_factory):
     return tmp_path_factory.mktemp("crashes")
