@@ -108,7 +108,7 @@ async def resume(program: str) -> dict:
     opened = time.perf_counter()
     steps = len(navigation.session.steps)
     app = NavigatorApp(navigation, evaluate=True)
-    first_frame = watch_first_paint(app)
+    first_frame = watch_first_paint(app, with_menu=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         painted = first_frame[0]
@@ -124,8 +124,9 @@ async def resume(program: str) -> dict:
             "first_evaluation_seconds": evaluated - opened, "quit_seconds": ended - quitting}
 
 
-def watch_first_paint(app) -> list[float]:
-    """[time of the first frame sent to the terminal with the menu's rows], once sent."""
+def watch_first_paint(app, with_menu: bool = True) -> list[float]:
+    """[time of the first frame sent to the terminal with the menu's rows (or, without
+    `with_menu`, with the menu at all: a complete sketch's is empty)], once sent."""
     painted: list[float] = []
     display = app._display
 
@@ -133,7 +134,7 @@ def watch_first_paint(app) -> list[float]:
         display(screen, renderable)
         if not painted:
             menus = app.query("#menu")
-            if menus and menus.first().row_count > 0:
+            if menus and (menus.first().row_count > 0 or not with_menu):
                 painted.append(time.perf_counter())
 
     app._display = recorded

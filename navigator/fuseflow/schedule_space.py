@@ -98,8 +98,9 @@ class ScheduleSpace:
         """The space of the facts `navigator.fuseflow.facts.program_facts` generated for `program`, as
         (prop, args) records and the goal: what a session keeps in navigator.workspace.cache. Without
         `binding`, `bind_program` makes it when it is first asked for. `generated`: the records
-        were just made by navigator.fuseflow.facts in this process (not read back from a cache file), so
-        each Prop's fields and value types are checked once, on its first fact."""
+        were made by navigator.fuseflow.facts, in this process or by this same code (a cache entry
+        whose signature proves it: navigator.workspace.cache), so each Prop's fields and value types
+        are checked once, on its first fact, not on every fact."""
         library, library_text = library or load_scheduling_library(library_path)
         check_interface(library, goal[0])  # navigator.fuseflow.facts.GOAL_TYPE
         # Straight from the records: writing and re-reading their TOML would double start-up.

@@ -248,7 +248,9 @@ def _space_from_cache(program, library_path: str | None, library, key: dict, bin
             return None
         if not facts_fit_program(program, records, goal):
             return None
-        space = ScheduleSpace.from_facts(program, records, goal, library_path, library, bind_program=bind_program)
+        # signed by navigator under a key that names its code: made by the same generator
+        space = ScheduleSpace.from_facts(program, records, goal, library_path, library, bind_program=bind_program,
+                                         generated=True)
     except Exception:  # noqa: BLE001 -- an entry that does not make a space is a miss, never an error
         return None
     # Stored with the facts it hashes, in an entry whose signature proves navigator wrote both
