@@ -10,11 +10,11 @@ import pickle
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from navigator.synth import Oracle
 from navigator.synth.sketch import App, Hole, Node, Sketch
 from tests.deep_sketches import nat_chain, shallow_stack
 from tests.navigator.synth.oracle_checks import load
 from tests.navigator.synth.random_problems import problems
-from navigator.synth import Oracle
 
 
 def eager_fill(root: Node, positions: tuple[int, ...], new: App) -> Node:
