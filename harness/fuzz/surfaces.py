@@ -240,9 +240,17 @@ def _with_payload(data: bytes, payload: bytes) -> bytes:
 
 
 def _forged_facts(data: bytes, rng: random.Random) -> bytes:
-    """Facts changed (a record dropped, or an argument altered), the checksum recomputed."""
+    """Facts changed (a record dropped, or an argument altered), or solved tables changed (a
+    count altered, a table dropped), the checksum recomputed."""
     _, payload = _entry_parts(data)
     entry = json.loads(payload)
+    if "facts" not in entry:  # the oracle's solved tables (navigator.synth.solved_state)
+        counts = next(iter(entry["counts"].values()))[1]
+        if rng.random() < 0.5 and counts:
+            counts[rng.randrange(len(counts))] = rng.choice((0, 99, "zzz", None, [], 2 ** 70))
+        elif entry["groups"]:
+            del entry["groups"][rng.randrange(len(entry["groups"]))]
+        return _with_payload(data, json.dumps(entry, separators=(",", ":")).encode())
     records = entry["facts"][0]
     index = rng.randrange(len(records))
     if rng.random() < 0.5 or not records[index][1]:

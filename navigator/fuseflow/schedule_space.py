@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from fuseflow.support.errors import UserError
 from fuseflow.program.ir import Program
@@ -94,13 +94,15 @@ class ScheduleSpace:
     def from_facts(cls, program: Program, records: list[tuple[str, dict[str, Any]]], goal: tuple[str, dict],
                    library_path: str | Path | None = None, library: tuple[Library, str] | None = None, *,
                    binding: "Binding | None" = None,
-                   bind_program: Callable[[], "Binding"] | None = None, generated: bool = False) -> "ScheduleSpace":
+                   bind_program: Callable[[], "Binding"] | None = None, generated: bool = False,
+                   solved: Mapping[str, Any] | None = None) -> "ScheduleSpace":
         """The space of the facts `navigator.fuseflow.facts.program_facts` generated for `program`, as
         (prop, args) records and the goal: what a session keeps in navigator.workspace.cache. Without
         `binding`, `bind_program` makes it when it is first asked for. `generated`: the records
         were made by navigator.fuseflow.facts, in this process or by this same code (a cache entry
         whose signature proves it: navigator.workspace.cache), so each Prop's fields and value types
-        are checked once, on its first fact, not on every fact."""
+        are checked once, on its first fact, not on every fact. `solved`: the oracle's tables and
+        counts as an earlier process solved them (`Oracle(solved=)`)."""
         library, library_text = library or load_scheduling_library(library_path)
         check_interface(library, goal[0])  # navigator.fuseflow.facts.GOAL_TYPE
         # Straight from the records: writing and re-reading their TOML would double start-up.
@@ -112,7 +114,7 @@ class ScheduleSpace:
                                where=", ".join(library.sources), fix=exc.fix or "declare the Props and the goal "
                                "type as the bundled library does (`navigator facts PROGRAM` shows the facts)"
                                ) from None
-        return cls(program, library, facts, Oracle(library, facts), library_text, list(records), goal,
+        return cls(program, library, facts, Oracle(library, facts, solved=solved), library_text, list(records), goal,
                    check_schedules=library_path is not None, bind_program=bind_program, _binding=binding)
 
     def initial_sketch(self) -> Sketch:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Iterator, Mapping
+from typing import Any, Iterator, Mapping
 
 from navigator.lang import FactProgram, Library, LibraryError
 from navigator.lang.formula import Value, format_value, same_value, value_type_of
@@ -35,6 +35,7 @@ from navigator.synth.counting import DerivationCounts
 from navigator.synth.domain import build_domain
 from navigator.synth.heights import CompletionHeights, shortest_chain, type_heights
 from navigator.synth.inhabitation import Tables, gc_paused
+from navigator.synth.solved_state import restore, snapshot
 from navigator.synth.menu import HoleMenu, MenuOption, Menus, option_id
 from navigator.synth.sketch import MAX_SKETCH_DEPTH, App, Hole, Sketch
 
@@ -95,16 +96,18 @@ class Oracle:
     """Menus, counts and step checks for one library and fact program."""
 
     def __init__(self, library: Library, facts: FactProgram, *,
-                 work_limit: int | None = None):
+                 work_limit: int | None = None, solved: Mapping[str, Any] | None = None):
         """`work_limit`: candidate rows one operation may visit (default: `budget.max_work()`,
-        plus WORK_PER_FACT per fact)."""
+        plus WORK_PER_FACT per fact). `solved`: the tables and counts an oracle of the same
+        library and facts solved (`solved_state()`), taken instead of solving them again
+        (data of another shape is ignored: `restored_solved` says which happened)."""
         if work_limit is None:
             work_limit = max_work() + WORK_PER_FACT * len(facts.facts)
         self.budget = WorkBudget(work_limit, where=", ".join(library.sources) or "the library")
         with gc_paused(), self.budget.operation():
-            self._start(library, facts)
+            self._start(library, facts, solved)
 
-    def _start(self, library: Library, facts: FactProgram) -> None:
+    def _start(self, library: Library, facts: FactProgram, solved: Mapping[str, Any] | None = None) -> None:
         started = time.perf_counter()
         self.library = library
         self.facts = facts
@@ -115,23 +118,10 @@ class Oracle:
         self.functions = compile_library(library)
         self._has_aliases = any(cf.alias for cf in self.functions)
         self._by_name = {cf.name: cf for cf in self.functions}
-        self.tables = Tables(self.functions,
-                             {name: tuple(f.type for f in t.fields)
-                              for name, t in library.types.items()},
-                             self.domain, self.fact_index, self.budget)
-        self.counts = DerivationCounts(self.functions, self.tables)
-        self.heights = CompletionHeights(self.functions, self.tables)
-        goal = facts.goal
-        goal_fields = library.types[goal.type].field_names
-        wanted = sorted((goal_fields.index(k), v) for k, v in goal.args)
-        self.goal_metadata: list[Meta] = [
-            m for m in self.tables.answers(goal.type, tuple(i for i, _ in wanted),
-                                           tuple(v for _, v in wanted))
-            if all(same_value(m[i], v) for i, v in wanted)]
-        # Count every program reachable from the goal now: counts depend only on the
-        # library and the facts, and every menu reads them.
-        for meta in self.goal_metadata:
-            self.counts.raw(goal.type, meta)
+        self.restored_solved = solved is not None and self._restore(solved)
+        if not self.restored_solved:
+            self._new_tables()
+            self._solve()
         self._analysis_cache: dict[tuple, list[_Group] | str] = {}
         self._by_app: dict[int, tuple[App, list[_Group] | str]] = {}
         self._root_group: _Group | None = None
@@ -140,6 +130,40 @@ class Oracle:
         self._collected: dict[int, tuple[Sketch, _Collected]] = {}
         self._default_order = self._default_priorities()
         self.startup_seconds = time.perf_counter() - started
+
+    def _new_tables(self) -> None:
+        self.tables = Tables(self.functions,
+                             {name: tuple(f.type for f in t.fields)
+                              for name, t in self.library.types.items()},
+                             self.domain, self.fact_index, self.budget)
+        self.counts = DerivationCounts(self.functions, self.tables)
+        self.heights = CompletionHeights(self.functions, self.tables)
+
+    def _solve(self) -> None:
+        goal = self.facts.goal
+        goal_fields = self.library.types[goal.type].field_names
+        wanted = sorted((goal_fields.index(k), v) for k, v in goal.args)
+        self.goal_metadata: list[Meta] = [
+            m for m in self.tables.answers(goal.type, tuple(i for i, _ in wanted),
+                                           tuple(v for _, v in wanted))
+            if all(same_value(m[i], v) for i, v in wanted)]
+        # Count every program reachable from the goal now: counts depend only on the
+        # library and the facts, and every menu reads them.
+        for meta in self.goal_metadata:
+            self.counts.raw(self.facts.goal.type, meta)
+
+    def _restore(self, solved: Mapping[str, Any]) -> bool:
+        self._new_tables()
+        try:
+            self.goal_metadata = restore(solved, self.tables, self.counts, self.facts.goal.type)  # type: ignore[arg-type]
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+            return False
+        return True
+
+    def solved_state(self) -> dict[str, Any]:
+        """The solved tables and counts as JSON data, for `Oracle(..., solved=)` in another
+        process (navigator.synth.solved_state)."""
+        return snapshot(self.tables, self.counts, self.facts.goal.type, self.goal_metadata)
 
     # -- public API -----------------------------------------------------------------
 

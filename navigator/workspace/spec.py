@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 FINGERPRINT_KEYS = ("program", "library", "data", "facts")
 #: the kind of navigator.workspace.cache entry that holds a program's generated facts
 FACTS_CACHE = "facts"
+#: the oracle's solved tables and counts for those facts (navigator.synth.solved_state)
+SOLVED_CACHE = "solved"
 #: the cost hints' region estimates of a program, data and hardware (navigator.fuseflow.sketch_hints)
 HINTS_CACHE = "hints"
 #: what a session navigates: a tensor program, or a Honeybee problem (recorded as context.navigator.kind)
@@ -177,7 +179,7 @@ class ProgramSpec:
         from fuseflow.program.frontend import parse_program
         from navigator.fuseflow.bundled_library import load_scheduling_library
         from navigator.navigation.fingerprint import content_hash
-        from navigator.workspace.cache import CacheEntries, write_entry_text
+        from navigator.workspace.cache import CacheEntries, write_entry, write_entry_text
 
         text, where = self.program_text()
         program = parse_program(text, where, self.dims_dict)
@@ -199,6 +201,8 @@ class ProgramSpec:
             # The facts' JSON is written once: hashed for the fingerprint and stored as is.
             write_entry_text(FACTS_CACHE, key, f'{{"fingerprint":{json.dumps(space.facts_fingerprint)},'
                                                f'"facts":{space.facts_json}}}')
+        if not space.oracle.restored_solved:  # solved in this process: the next one need not
+            write_entry(SOLVED_CACHE, key, space.oracle.solved_state())
         space.estimate_store = CacheEntries(HINTS_CACHE)
         return LoadedProgram(self, space, {**fingerprints, "facts": space.facts_fingerprint})
 
@@ -250,7 +254,7 @@ def _space_from_cache(program, library_path: str | None, library, key: dict, bin
             return None
         # signed by navigator under a key that names its code: made by the same generator
         space = ScheduleSpace.from_facts(program, records, goal, library_path, library, bind_program=bind_program,
-                                         generated=True)
+                                         generated=True, solved=read_entry(SOLVED_CACHE, key))
     except Exception:  # noqa: BLE001 -- an entry that does not make a space is a miss, never an error
         return None
     # Stored with the facts it hashes, in an entry whose signature proves navigator wrote both

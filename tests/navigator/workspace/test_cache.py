@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from navigator.workspace import cache
 from navigator.workspace.cache import read_entry, write_entry
 from navigator.workspace import ProgramSpec
-from navigator.workspace.spec import FACTS_CACHE
+from navigator.workspace.spec import FACTS_CACHE, SOLVED_CACHE
 
 PAYLOAD = {"facts": [["Extent", {"var": "i", "extent": 8, "compressed": False}]], "goal": ["Schedule", {}],
            "fingerprint": "0123456789abcdef", "big": 10 ** 300}
@@ -162,8 +162,9 @@ def _menus(space):
 def test_a_space_from_cached_facts_is_the_space_built_from_the_program(folder, program, dims):
     spec = ProgramSpec.from_user(program, dims=dims)
     built = spec.load()
-    assert len(_entries(folder)) == 1
+    assert [p.name.split("-")[0] for p in _entries(folder)] == sorted([FACTS_CACHE, SOLVED_CACHE])
     cached = spec.load()
+    assert cached.space.oracle.restored_solved and not built.space.oracle.restored_solved
     assert cached.fingerprints == built.fingerprints
     assert cached.space.facts.facts == built.space.facts.facts
     assert _menus(cached.space) == _menus(built.space)
@@ -191,5 +192,18 @@ def test_a_changed_data_file_is_a_new_entry(folder, tmp_path):
     data.write_text("0 1\n1 2\n2 3\n3 0\n", encoding="utf-8")
     second = spec.load()
     assert first.fingerprints["data"] != second.fingerprints["data"]
-    assert len(_entries(folder)) == 2
+    assert len(_entries(folder)) == 4  # facts and solved tables, for each
     assert second.binding.extents != first.binding.extents
+
+
+def test_solved_tables_of_another_shape_are_solved_again_and_written_again(folder):
+    spec = ProgramSpec.from_user("gcn")
+    built = spec.load()
+    key = {**{k: built.fingerprints[k] for k in ("program", "library", "data")}, "dims": spec.dims_dict}
+    good = read_entry(SOLVED_CACHE, key)
+    assert write_entry(SOLVED_CACHE, key, {**good, "groups": [["NoSuchType", [], [], []]]})
+    again = spec.load()
+    assert not again.space.oracle.restored_solved
+    assert _menus(again.space) == _menus(built.space)
+    assert read_entry(SOLVED_CACHE, key) == good  # rewritten
+    assert spec.load().space.oracle.restored_solved

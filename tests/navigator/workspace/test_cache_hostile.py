@@ -26,7 +26,8 @@ def folder(tmp_path, monkeypatch):
 
 
 def _entry(folder):
-    (entry,) = folder.glob("*.cache.json")
+    """The facts' entry (the solved tables' entry is made from them)."""
+    (entry,) = folder.glob("facts-*.cache.json")
     return entry
 
 
