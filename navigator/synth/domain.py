@@ -34,7 +34,12 @@ class Domain:
         return cached
 
     def contains(self, value_type: str, value: Value) -> bool:
-        return value_type_of(value) == value_type and value in self.values.get(value_type, ())
+        if value_type_of(value) != value_type:  # (True == 1: the type decides first)
+            return False
+        members = self._indexes.get(value_type)
+        if members is None:  # a set: the Str values are thousands, and every step's check asks
+            members = self._indexes[value_type] = frozenset(self.of(value_type))
+        return value in members
 
 
 def build_domain(library: Library, facts: FactProgram, index=None) -> Domain:
