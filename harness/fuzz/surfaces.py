@@ -244,20 +244,19 @@ def _forged_facts(data: bytes, rng: random.Random) -> bytes:
     count altered, a table dropped), the checksum recomputed."""
     _, payload = _entry_parts(data)
     entry = json.loads(payload)
-    if "facts" not in entry:  # the oracle's solved tables (navigator.synth.solved_state)
+    if "rows" not in entry:  # the oracle's solved tables (navigator.synth.solved_state)
         counts = next(iter(entry["counts"].values()))[1]
         if rng.random() < 0.5 and counts:
             counts[rng.randrange(len(counts))] = rng.choice((0, 99, "zzz", None, [], 2 ** 70))
         elif entry["groups"]:
             del entry["groups"][rng.randrange(len(entry["groups"]))]
         return _with_payload(data, json.dumps(entry, separators=(",", ":")).encode())
-    records = entry["facts"][0]
-    index = rng.randrange(len(records))
-    if rng.random() < 0.5 or not records[index][1]:
-        del records[index]
+    rows = entry["rows"]  # [prop index, value, ...] per fact (ScheduleSpace.kept_facts)
+    index = rng.randrange(len(rows))
+    if rng.random() < 0.5 or len(rows[index]) < 2:
+        del rows[index]
     else:
-        key = rng.choice(sorted(records[index][1]))
-        records[index][1][key] = rng.choice((0, 99, "zzz", None, [], 2 ** 70))
+        rows[index][rng.randrange(1, len(rows[index]))] = rng.choice((0, 99, "zzz", None, [], 2 ** 70))
     return _with_payload(data, json.dumps(entry, separators=(",", ":")).encode())
 
 
@@ -278,7 +277,7 @@ def _payload_deep(data: bytes, rng: random.Random) -> bytes:
 def _payload_deep_facts(data: bytes, rng: random.Random) -> bytes:
     _, payload = _entry_parts(data)
     entry = json.loads(payload)
-    text = json.dumps(entry, separators=(",", ":")).replace('"facts":', '"facts":' + "[" * 5000, 1)
+    text = json.dumps(entry, separators=(",", ":")).replace('"rows":', '"rows":' + "[" * 5000, 1)
     return _with_payload(data, (text[:-1] + "]" * 5000 + "}").encode())
 
 

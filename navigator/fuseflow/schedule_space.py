@@ -18,7 +18,7 @@ from fuseflow.program.ir import Program
 from fuseflow.analysis.unification import unify_region
 from fuseflow.analysis.orders import default_order
 from navigator.lang import FactProgram, Library, facts_from_records
-from navigator.lang.facts_loader import facts_from_generator
+from navigator.lang.facts_loader import facts_from_generator, facts_from_rows, facts_to_rows
 from navigator.lang.load_errors import FactError, LibraryError
 from navigator.fuseflow.bundled_library import load_scheduling_library
 from navigator.fuseflow.library_interface import check_interface
@@ -41,7 +41,8 @@ class ScheduleSpace:
     oracle: Oracle
     library_text: str
     #: the facts as navigator.fuseflow.facts generated them: (prop, args) records and the goal
-    fact_records: list[tuple[str, dict[str, Any]]]
+    #: (None for a space made from kept facts: its fingerprint is kept with them)
+    fact_records: list[tuple[str, dict[str, Any]]] | None
     goal_record: tuple[str, dict[str, Any]]
     #: check each schedule read from a sketch against the program's rules (a user's library
     #: may offer illegal ones; the bundled one cannot, its tests say so)
@@ -59,6 +60,8 @@ class ScheduleSpace:
     def facts_json(self) -> str:
         """The facts and the goal as compact JSON, `[records, goal]`: what the fingerprint hashes
         and the facts cache stores (written once for both)."""
+        if self.fact_records is None:
+            raise ValueError("a space made from kept facts has their fingerprint, not their records")
         return facts_json(self.fact_records, self.goal_record)
 
     @cached_property
@@ -94,28 +97,38 @@ class ScheduleSpace:
     def from_facts(cls, program: Program, records: list[tuple[str, dict[str, Any]]], goal: tuple[str, dict],
                    library_path: str | Path | None = None, library: tuple[Library, str] | None = None, *,
                    binding: "Binding | None" = None,
-                   bind_program: Callable[[], "Binding"] | None = None, generated: bool = False,
-                   solved: Mapping[str, Any] | None = None) -> "ScheduleSpace":
+                   bind_program: Callable[[], "Binding"] | None = None, generated: bool = False) -> "ScheduleSpace":
         """The space of the facts `navigator.fuseflow.facts.program_facts` generated for `program`, as
-        (prop, args) records and the goal: what a session keeps in navigator.workspace.cache. Without
-        `binding`, `bind_program` makes it when it is first asked for. `generated`: the records
-        were made by navigator.fuseflow.facts, in this process or by this same code (a cache entry
-        whose signature proves it: navigator.workspace.cache), so each Prop's fields and value types
-        are checked once, on its first fact, not on every fact. `solved`: the oracle's tables and
-        counts as an earlier process solved them (`Oracle(solved=)`)."""
+        (prop, args) records and the goal. Without `binding`, `bind_program` makes it when it is
+        first asked for. `generated`: the records were just made by navigator.fuseflow.facts in
+        this process, so each Prop's fields and value types are checked once, on its first fact."""
         library, library_text = library or load_scheduling_library(library_path)
         check_interface(library, goal[0])  # navigator.fuseflow.facts.GOAL_TYPE
         # Straight from the records: writing and re-reading their TOML would double start-up.
-        try:
-            load = facts_from_generator if generated else facts_from_records
-            facts = load(records, goal, library, f"{program.name}.hb.toml (generated)")
-        except FactError as exc:
-            raise LibraryError(f"does not fit the facts Navigator generates for a program: {exc.bare_message}",
-                               where=", ".join(library.sources), fix=exc.fix or "declare the Props and the goal "
-                               "type as the bundled library does (`navigator facts PROGRAM` shows the facts)"
-                               ) from None
-        return cls(program, library, facts, Oracle(library, facts, solved=solved), library_text, list(records), goal,
+        load = facts_from_generator if generated else facts_from_records
+        facts = _fitting(library, lambda: load(records, goal, library, f"{program.name}.hb.toml (generated)"))
+        return cls(program, library, facts, Oracle(library, facts), library_text, list(records), goal,
                    check_schedules=library_path is not None, bind_program=bind_program, _binding=binding)
+
+    @classmethod
+    def from_kept(cls, program: Program, kept: Mapping[str, Any], library_path: str | Path | None = None,
+                  library: tuple[Library, str] | None = None, *, bind_program: Callable[[], "Binding"] | None = None,
+                  solved: Mapping[str, Any] | None = None) -> "ScheduleSpace":
+        """The space of facts kept as `kept_facts` wrote them (navigator.workspace.cache keeps a
+        program's), with the oracle's tables and counts as an earlier process `solved` them
+        (`Oracle(solved=)`), if given. Any data of another shape raises."""
+        library, library_text = library or load_scheduling_library(library_path)
+        check_interface(library, kept["goal"][0])
+        facts = _fitting(library, lambda: facts_from_rows(kept, library, f"{program.name}.hb.toml (generated)"))
+        goal = (kept["goal"][0], dict(kept["goal"][1]))
+        space = cls(program, library, facts, Oracle(library, facts, solved=solved), library_text, None, goal,
+                    check_schedules=library_path is not None, bind_program=bind_program)
+        space.facts_fingerprint = kept["fingerprint"]
+        return space
+
+    def kept_facts(self) -> dict[str, Any]:
+        """The facts as `from_kept` reads them, with their fingerprint."""
+        return {"fingerprint": self.facts_fingerprint, **facts_to_rows(self.facts, self.library)}
 
     def initial_sketch(self) -> Sketch:
         return self.oracle.initial_sketch()
@@ -290,6 +303,16 @@ class ScheduleSpace:
 
     def sketch_of(self, schedule: Schedule) -> Sketch:
         return sketch_from_json(self.expression_of(schedule), self.library, self.facts.goal.type)
+
+
+def _fitting(library: Library, load: Callable[[], FactProgram]) -> FactProgram:
+    """`load()`, its FactError said as the library's problem (the facts are Navigator's own)."""
+    try:
+        return load()
+    except FactError as exc:
+        raise LibraryError(f"does not fit the facts Navigator generates for a program: {exc.bare_message}",
+                           where=", ".join(library.sources), fix=exc.fix or "declare the Props and the goal "
+                           "type as the bundled library does (`navigator facts PROGRAM` shows the facts)") from None
 
 
 def facts_json(records: list[tuple[str, dict]], goal: tuple[str, dict]) -> str:

@@ -210,3 +210,49 @@ def _goal(entry: Any, where: str, library: Library) -> Goal:
     # Keep the type's field order so equal goals compare equal.
     order = {f: i for i, f in enumerate(decl.field_names)}
     return Goal(name, tuple(sorted(pairs, key=lambda p: order[p[0]])))
+
+
+def facts_to_rows(program: FactProgram, library: Library) -> dict[str, Any]:
+    """The facts as compact JSON data, in their order: each Prop named once with its fields
+    (`props`), each fact a row `[prop index, value, ...]` (`rows`), and the goal. A third the
+    size of (prop, args) records, and read back without a dict per fact (`facts_from_rows`)."""
+    index: dict[str, int] = {}
+    props: list[list] = []
+    rows = []
+    for fact in program.facts:
+        i = index.get(fact.prop)
+        if i is None:
+            i = index[fact.prop] = len(props)
+            props.append([fact.prop, list(library.props[fact.prop].field_names)])
+        rows.append([i, *fact.values])
+    return {"props": props, "rows": rows, "goal": [program.goal.type, dict(program.goal.args)]}
+
+
+def facts_from_rows(data: Any, library: Library, source: str = "<facts>") -> FactProgram:
+    """`facts_to_rows` read back, for rows this code wrote (a signed cache entry): each Prop's
+    fields and the value types of its first fact are checked against the library, with the
+    errors `facts_from_records` gives; the other rows only for their length."""
+    props, rows, goal = data["props"], data["rows"], data["goal"]
+    names: list[str] = []
+    widths: list[int] = []
+    checked: set[int] = set()
+    for name, fields in props:
+        prop = library.props.get(name)
+        if prop is None or list(fields) != list(prop.field_names):
+            raise FactError(f"the facts' Prop {name!r} does not match the library's", where=source,
+                            fix="the facts were made for another library: generate them again")
+        names.append(name)
+        widths.append(len(fields) + 1)
+    built = []
+    for number, row in enumerate(rows):
+        i = row[0]
+        if len(row) != widths[i]:
+            raise FactError(f"fact {number} has {len(row) - 1} values for {names[i]}", where=source)
+        if i not in checked:  # the first fact of a Prop: in full, as a file's would be
+            checked.add(i)
+            built.append(_fact({"name": names[i], "args": dict(zip(props[i][1], row[1:]))},
+                               f"{source}: Prop[{number}]", library))
+            continue
+        built.append(Fact(names[i], tuple(row[1:])))
+    return FactProgram(tuple(built), _goal({"name": goal[0], "args": goal[1]}, f"{source}: Goal", library),
+                       source, ())

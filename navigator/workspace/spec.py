@@ -13,7 +13,6 @@ asks the space it loaded for a capability (navigator.navigation.space.Space).
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping
@@ -179,7 +178,7 @@ class ProgramSpec:
         from fuseflow.program.frontend import parse_program
         from navigator.fuseflow.bundled_library import load_scheduling_library
         from navigator.navigation.fingerprint import content_hash
-        from navigator.workspace.cache import CacheEntries, write_entry, write_entry_text
+        from navigator.workspace.cache import CacheEntries, write_entry
 
         text, where = self.program_text()
         program = parse_program(text, where, self.dims_dict)
@@ -198,9 +197,7 @@ class ProgramSpec:
             from navigator.fuseflow.schedule_space import ScheduleSpace
 
             space = ScheduleSpace.build(program, bind_program(), self.library, library)
-            # The facts' JSON is written once: hashed for the fingerprint and stored as is.
-            write_entry_text(FACTS_CACHE, key, f'{{"fingerprint":{json.dumps(space.facts_fingerprint)},'
-                                               f'"facts":{space.facts_json}}}')
+            write_entry(FACTS_CACHE, key, space.kept_facts())
         if not space.oracle.restored_solved:  # solved in this process: the next one need not
             write_entry(SOLVED_CACHE, key, space.oracle.solved_state())
         space.estimate_store = CacheEntries(HINTS_CACHE)
@@ -239,45 +236,39 @@ def _space_from_cache(program, library_path: str | None, library, key: dict, bin
     from navigator.fuseflow.schedule_space import ScheduleSpace
 
     entry = read_entry(FACTS_CACHE, key)
-    if not isinstance(entry, dict):
-        return None
     try:
-        # Tuples, as generated (`facts` is [records, goal], as ScheduleSpace.facts_json wrote it).
-        raw_records, raw_goal = entry["facts"]
-        records = [(prop, args) for prop, args in raw_records]
-        goal = (raw_goal[0], raw_goal[1])
-        fingerprint = entry["fingerprint"]
-        if not isinstance(fingerprint, str) or not all(isinstance(p, str) and isinstance(a, dict)
-                                                       for p, a in records):
+        if not isinstance(entry, dict) or not isinstance(entry["fingerprint"], str) \
+                or not facts_fit_program(program, entry):
             return None
-        if not facts_fit_program(program, records, goal):
-            return None
-        # signed by navigator under a key that names its code: made by the same generator
-        space = ScheduleSpace.from_facts(program, records, goal, library_path, library, bind_program=bind_program,
-                                         generated=True, solved=read_entry(SOLVED_CACHE, key))
+        return ScheduleSpace.from_kept(program, entry, library_path, library, bind_program=bind_program,
+                                       solved=read_entry(SOLVED_CACHE, key))
     except Exception:  # noqa: BLE001 -- an entry that does not make a space is a miss, never an error
         return None
-    # Stored with the facts it hashes, in an entry whose signature proves navigator wrote both
-    # for this key (navigator.workspace.cache): not hashed again.
-    space.facts_fingerprint = fingerprint
-    return space
 
 
-def facts_fit_program(program, records, goal) -> bool:
-    """A cheap check that cached facts were generated for `program` (the entry's signature
-    says navigator wrote them for this key; this catches an entry of another program): the
-    goal and every fact that names a program name this one, and every region is made of its ops."""
-    if not isinstance(goal, tuple) or goal[1] != {"program": program.name}:
+def facts_fit_program(program, kept: dict) -> bool:
+    """A cheap check that kept facts (ScheduleSpace.kept_facts) were generated for `program`
+    (the entry's signature says navigator wrote them for this key; this catches an entry of
+    another program): the goal and every fact that names a program name this one, and every
+    region is made of its ops."""
+    if kept["goal"][1] != {"program": program.name}:
         return False
+    named_at, region_at = [], []
+    for prop, fields in kept["props"]:
+        named = "name" if prop == "Program" else "program"
+        named_at.append(fields.index(named) + 1 if named in fields else None)
+        region_at.append(fields.index("region") + 1 if "region" in fields else None)
     ops = set(program.op_by_name)
-    for prop, args in records:
-        named = args.get("name") if prop == "Program" else args.get("program", program.name)
-        if named != program.name:
+    regions: set[str] = set()
+    for row in kept["rows"]:
+        i = row[0]
+        at = named_at[i]
+        if at is not None and row[at] != program.name:
             return False
-        region = args.get("region")
-        if region is not None and (not isinstance(region, str) or not set(region.split("+")) <= ops):
-            return False
-    return True
+        at = region_at[i]
+        if at is not None:
+            regions.add(row[at])
+    return all(isinstance(region, str) and set(region.split("+")) <= ops for region in regions)
 
 
 def _short(value: Any) -> str:

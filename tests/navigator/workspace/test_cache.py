@@ -207,3 +207,24 @@ def test_solved_tables_of_another_shape_are_solved_again_and_written_again(folde
     assert _menus(again.space) == _menus(built.space)
     assert read_entry(SOLVED_CACHE, key) == good  # rewritten
     assert spec.load().space.oracle.restored_solved
+
+
+def test_kept_facts_read_back_in_order_and_facts_of_another_shape_are_refused():
+    from fuseflow.support.errors import UserError
+    from navigator.fuseflow.schedule_space import ScheduleSpace
+
+    built = ProgramSpec.from_user("spmm", dims={"N": 4, "J": 2}).load().space
+    kept = json.loads(json.dumps(built.kept_facts()))
+    again = ScheduleSpace.from_kept(built.program, kept)
+    assert again.facts == built.facts and again.facts_fingerprint == built.facts_fingerprint
+    at = next(i for i, (_, fields) in enumerate(kept["props"]) if len(fields) > 1)
+    props = [list(p) for p in kept["props"]]
+    props[at][1] = props[at][1][::-1]
+    reordered = {**kept, "props": props}
+    first = next(i for i, row in enumerate(kept["rows"]) if row[0] == at)  # checked in full
+    rows = [list(r) for r in kept["rows"]]
+    rows[first][1] = [1]  # no field holds a list
+    wrong_value = {**kept, "rows": rows}
+    for broken in (reordered, wrong_value):
+        with pytest.raises(UserError):
+            ScheduleSpace.from_kept(built.program, broken)

@@ -109,7 +109,8 @@ def test_an_entry_edited_with_its_checksum_recomputed_is_not_used(folder):
     header_line, _, payload = entry.read_bytes().partition(b"\n")
     header = json.loads(header_line)
     data = json.loads(payload)
-    data["facts"][0] = [record for record in data["facts"][0] if record[0] != "LegalOrder"][:-1]
+    legal = [name for name, _ in data["props"]].index("LegalOrder")
+    data["rows"] = [row for row in data["rows"] if row[0] != legal][:-1]
     edited = json.dumps(data, separators=(",", ":")).encode()
     # whoever edits the entry recomputes a checksum (the SHA-256 the header held before), not the secret
     header["hmac"] = header["sha256"] = hashlib.sha256(edited).hexdigest()
@@ -120,6 +121,6 @@ def test_an_entry_edited_with_its_checksum_recomputed_is_not_used(folder):
     # an entry navigator signed, but with the facts of another program, is refused by its content
     key = {**{k: built.fingerprints[k] for k in ("program", "library", "data")}, "dims": spec.dims_dict}
     other = ProgramSpec.from_user("gcn").load().space
-    assert write_entry_text(FACTS_CACHE, key, json.dumps({"fingerprint": built.fingerprints["facts"],
-                                                          "facts": json.loads(other.facts_json)}))
+    assert write_entry_text(FACTS_CACHE, key, json.dumps({**other.kept_facts(),
+                                                          "fingerprint": built.fingerprints["facts"]}))
     assert spec.load().space.facts.facts == built.space.facts.facts
