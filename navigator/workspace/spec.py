@@ -178,7 +178,7 @@ class ProgramSpec:
         from fuseflow.program.frontend import parse_program
         from navigator.fuseflow.bundled_library import load_scheduling_library
         from navigator.navigation.fingerprint import content_hash
-        from navigator.workspace.cache import CacheEntries, write_entry
+        from navigator.workspace.cache import CacheEntries, cache_folder, write_entry
 
         text, where = self.program_text()
         program = parse_program(text, where, self.dims_dict)
@@ -198,7 +198,7 @@ class ProgramSpec:
 
             space = ScheduleSpace.build(program, bind_program(), self.library, library)
             write_entry(FACTS_CACHE, key, space.kept_facts())
-        if not space.oracle.restored_solved:  # solved in this process: the next one need not
+        if not space.oracle.restored_solved and cache_folder() is not None:  # solved here: the next need not
             write_entry(SOLVED_CACHE, key, space.oracle.solved_state())
         space.estimate_store = CacheEntries(HINTS_CACHE)
         return LoadedProgram(self, space, {**fingerprints, "facts": space.facts_fingerprint})
