@@ -201,7 +201,7 @@ def materialize(program: Program, binding: Binding, seed: int | None = None) -> 
         elif decl.source == "graph.features":
             arrays[name] = _features(program, graph, from_file, name, decl, shape, seed, where)
         elif decl.source == "ones":
-            arrays[name] = np.ones(shape)
+            arrays[name] = np.ones(shape) if decl.density is None else _ones(name, decl, shape, seed)
         elif decl.source == "bigbird":
             from fuseflow.program.block_masks import bigbird_mask
 
@@ -245,6 +245,15 @@ def _random(name, decl, shape, seed) -> Array:
     if len(shape) == 2 and "compressed" in decl.formats:
         return sp.csr_matrix(values)
     return values
+
+
+def _ones(name, decl, shape, seed) -> Array:
+    """Ones on a uniformly random pattern of the declared density (a mask)."""
+    pattern = _random(name, decl, shape, seed)
+    if sp.issparse(pattern):
+        pattern.data[:] = 1.0
+        return pattern
+    return np.where(pattern != 0.0, 1.0, 0.0)
 
 
 def describe_inputs(program: Program, binding: Binding, data: ProgramData) -> str:

@@ -216,7 +216,7 @@ def bind(program: Program, data: str | Path | None = None, dims: dict[str, int] 
             # Keep the average degree when a dimension override shrinks the graph.
             nnz = min(n * n, max(1, round(edges / vertices * n)))
             density = nnz / (n * n)
-        elif decl.source == "random" and decl.density is not None:
+        elif decl.source in ("random", "ones") and decl.density is not None:
             density = decl.density
         elif decl.source == "bigbird":
             from fuseflow.program.block_masks import stored_fraction

@@ -85,10 +85,10 @@ def program_location(spec: str) -> ProgramLocation:
     if spec in names:  # bundled names have no directory part and no suffix
         return ProgramLocation(bundled=spec)
     # os.path.exists says False, not an exception, for a path it cannot look at
-    if Path(spec).suffix == ".toml" or os.path.lexists(spec):  # a broken link too: reading it says why
+    if Path(spec).suffix in (".toml", ".mlir") or os.path.lexists(spec):  # a broken link too: reading it says why
         return ProgramLocation(path=spec)
     raise ProgramError(f"unknown program {spec!r}", where="PROGRAM",
-                       fix=f"give a .toml path or one of: {', '.join(names)}")
+                       fix=f"give a .toml or .mlir path or one of: {', '.join(names)}")
 
 
 def resolve_program(spec: str, dims: Mapping[str, int] | None = None) -> Program:

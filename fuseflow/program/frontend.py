@@ -30,7 +30,9 @@ from fuseflow.support.toml_lines import KeyLines
 
 TOP_KEYS = {"name", "description", "data", "dims", "tensors", "ops", "repeat"}
 TENSOR_KEYS = {"shape", "format", "source", "density", "block", "pattern"}
-OP_KEYS = {"name", "expr", "reduce"}
+OP_KEYS = {"name", "expr", "reduce", "origin"}
+#: an op's `origin`: one line naming where it was imported from
+MAX_ORIGIN_LENGTH = 200
 DATA_KEYS = {"preset", "symmetrize", "self_loops", "normalize", "seed"}
 SOURCES = ("graph.adjacency", "graph.features", "random", "ones", "bigbird")
 DIM_BINDINGS = ("graph.vertices", "graph.features", "graph.hidden", "graph.classes")
@@ -124,11 +126,22 @@ class _Checker:
 
 
 def load_program(path: str | Path, text: str | None = None, dims: Mapping[str, int] | None = None) -> Program:
-    """Read and check a program file; `text` overrides reading from disk (for tests)."""
+    """Read and check a program file (a .toml, or a .mlir model imported on the way); `text`
+    overrides reading from disk (for tests)."""
     path = str(path)
     if text is None:
-        text = read_user_text(path, ProgramError, "a .toml program, or the name of a bundled program")
+        text = read_program_text(path, dims)
     return parse_program(text, path, dims)
+
+
+def read_program_text(path: str, dims: Mapping[str, int] | None = None) -> str:
+    """The program text of a file: a .toml as written, a .mlir model as `navigator import`
+    writes it (fuseflow.program.mlir; `dims` bind its `?` extents)."""
+    from fuseflow.program.mlir import import_mlir_text, is_mlir_path
+
+    if is_mlir_path(path):
+        return import_mlir_text(read_user_text(path, ProgramError, "an MLIR model (.mlir)"), path, dims)
+    return read_user_text(path, ProgramError, "a .toml program, or the name of a bundled program")
 
 
 def parse_program(text: str, path: str = "<program>", dims: Mapping[str, int] | None = None) -> Program:
@@ -296,8 +309,8 @@ def _parse_tensor(check: _Checker, name: str, spec, dims, at: tuple) -> TensorDe
                 or not 0 < density <= 1:
             check.fail(f"density must be a number in (0, 1], got {show(density)}", *at, "density",
                        fix="give the fraction of entries stored, e.g. density = 0.1")
-        if source != "random":
-            check.fail("density applies only to source = \"random\"", *at, "density",
+        if source not in ("random", "ones"):
+            check.fail("density applies only to source = \"random\" or \"ones\"", *at, "density",
                        fix="remove density, or set source = \"random\"")
     block = spec.get("block")
     if block is not None:
@@ -382,8 +395,13 @@ def _parse_ops(check: _Checker, items, tensors: dict[str, TensorDecl], repeats: 
         if name in names:
             check.fail(f"duplicate op name {name!r}", *_key(entry, "name"), fix="op names must be unique")
         names.add(name)
+        origin = item.get("origin")
+        if origin is not None and (not isinstance(origin, str) or not origin.strip()
+                                   or len(origin) > MAX_ORIGIN_LENGTH or any(c < " " or c == "\x7f" for c in origin)):
+            check.fail(f"origin must be one line of text of at most {MAX_ORIGIN_LENGTH} characters",
+                       *_key(entry, "origin"), fix='e.g. origin = "gcn.mlir:14 linalg.matmul", or remove it')
         computed[statement.output.tensor] = index
-        ops.append(Op(name, statement, reduce, check.keys.line(*_key(entry, "expr", block=False))))
+        ops.append(Op(name, statement, reduce, check.keys.line(*_key(entry, "expr", block=False)), origin))
     for entry, op in zip(entries, ops):
         # One name, one thing: an op may share only its own output's name.
         if op.name in tensors and op.name != op.output.tensor:

@@ -56,6 +56,8 @@ class Op:
     statement: Statement
     reduce: str = "sum"
     line: int | None = None
+    #: where the op comes from, for a program imported from a model ("gcn.mlir:14 linalg.matmul")
+    origin: str | None = None
 
     @property
     def output(self) -> Access:

@@ -150,8 +150,8 @@ class ProgramSpec:
 
     def program_text(self) -> tuple[str, str]:
         """(text, where) of the program file or the bundled program."""
-        from fuseflow.support.files import read_user_text
         from fuseflow.program.bundled import bundled_program_names, bundled_program_text
+        from fuseflow.program.frontend import read_program_text
         from fuseflow.support.errors import ProgramError
 
         if self.bundled:
@@ -159,7 +159,7 @@ class ProgramSpec:
                 raise ProgramError(f"no bundled program {self.program!r} in this navigator",
                                    where="program", fix=f"bundled: {', '.join(bundled_program_names())}")
             return bundled_program_text(self.program), f"{self.program}.toml (bundled)"
-        return read_user_text(self.program, ProgramError, "a .toml program"), self.program
+        return read_program_text(self.program, self.dims_dict), self.program
 
     def load(self) -> "LoadedProgram":
         """The schedule space and the content hashes of what it is made from.

@@ -143,7 +143,7 @@ BAD_PROGRAMS += [
     ("nan density", GOOD.replace("density = 0.5", "density = nan"), ["density must be a number in (0, 1]", "nan"]),
     ("inf density", GOOD.replace("density = 0.5", "density = inf"), ["density must be a number in (0, 1]", "inf"]),
     ("density of the wrong type", GOOD.replace("density = 0.5", 'density = "half"'), ["density must be a number"]),
-    ("density without a random source", _tensor('Z = { shape = ["N"], source = "ones", density = 0.5 }'),
+    ("density without a random source", _tensor('Z = { shape = ["N"], source = "bigbird", density = 0.5 }'),
      ["density applies only to source = \"random\""]),
     ("zero block", GOOD.replace("density = 0.5", "density = 0.5, block = 0"), ["block must be a whole number"]),
     ("huge block", GOOD.replace("density = 0.5", f"density = 0.5, block = {10**30}"), ["from 1 to 4096"]),
