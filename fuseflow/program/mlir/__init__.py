@@ -32,5 +32,5 @@ def import_mlir_text(text: str, where: str, dims: Mapping[str, int] | None = Non
     from fuseflow.program.mlir.translate import Translator
 
     module = parse_module(text, where)
-    imported = Translator(mlir_ir(where), module, where, dims or {}, density).run()
+    imported = Translator(mlir_ir(where), module, text, where, dims or {}, density).run()
     return program_toml(imported, Path(where).name, program_name(Path(where).stem), density)

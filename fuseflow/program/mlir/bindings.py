@@ -63,3 +63,51 @@ def line_of(operation) -> int | None:
         return int(operation.location.start_line)
     except (AttributeError, ValueError, TypeError, RuntimeError):
         return None
+
+
+_VALUE = re.compile(r"%([A-Za-z0-9_$.-]+)")
+_RESULTS = re.compile(r"^\s*(%[A-Za-z0-9_$.-]+(?::\d+)?(?:\s*,\s*%[A-Za-z0-9_$.-]+(?::\d+)?)*)\s*=\s*$")
+
+
+class SourceNames:
+    """The names values have in the file (`%adj`, `%weights`), which the parser does not keep:
+    read at the locations it does keep. A value whose name cannot be read gets the printer's."""
+
+    def __init__(self, text: str):
+        self.lines = text.splitlines()
+
+    def argument(self, value) -> str:
+        found = self._at(value.location)
+        match = _VALUE.match(found) if found is not None else None
+        return f"%{match.group(1)}" if match else value.get_name()
+
+    def result(self, value) -> str:
+        owner = value.owner
+        found = self._before(owner.location)
+        match = _RESULTS.match(found) if found is not None else None
+        if match:
+            names = []
+            for part in match.group(1).split(","):
+                name, _, count = part.strip().partition(":")
+                names += [name] if not count else [f"{name}_{k}" for k in range(int(count))]
+            if value.result_number < len(names):
+                return names[value.result_number]
+        return value.get_name()
+
+    def _position(self, location) -> tuple[int, int] | None:
+        try:
+            return int(location.start_line), int(location.start_col)
+        except (AttributeError, ValueError, TypeError, RuntimeError):
+            return None
+
+    def _at(self, location) -> str | None:
+        position = self._position(location)
+        if position is None or not 0 < position[0] <= len(self.lines):
+            return None
+        return self.lines[position[0] - 1][position[1] - 1:]
+
+    def _before(self, location) -> str | None:
+        position = self._position(location)
+        if position is None or not 0 < position[0] <= len(self.lines):
+            return None
+        return self.lines[position[0] - 1][:position[1] - 1]

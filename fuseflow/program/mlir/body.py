@@ -33,6 +33,12 @@ SUPPORTED = sorted([*BINARY, *UNARY, *MAXIMUM, "arith.negf", "arith.select", "ar
                     "arith.uitofp", *SAME_VALUE])
 
 
+def as_written(attribute) -> float:
+    """A float or integer attribute's value, exactly: an f32's 9.99999974E-6 is the float64
+    9.999999747378752e-06 (the program computes in float64 from what it is given)."""
+    return float(attribute.value)
+
+
 @dataclass(frozen=True)
 class Combined:
     """The first result of a body: `expr` combined into the output by `reduce` (None: not at all)."""
@@ -181,12 +187,10 @@ class BodyReader:
 
     def _number(self, constant) -> float:
         value = constant.attributes["value"]
-        if isinstance(value, self.ir.FloatAttr):
-            number = float(value.value)
-        elif isinstance(value, self.ir.IntegerAttr):
-            number = float(value.value)
+        if isinstance(value, (self.ir.FloatAttr, self.ir.IntegerAttr)):
+            number = as_written(value)
         elif isinstance(value, self.ir.DenseFPElementsAttr) and value.is_splat:
-            number = float(value.get_splat_value().value)
+            number = as_written(value.get_splat_value())
         else:
             raise self._error(constant, f"is a constant the body cannot use as a number ({value})",
                               "use a scalar or splat float constant")

@@ -34,7 +34,7 @@ def program_toml(imported: Imported, file: str, name: str, density: float) -> st
     for tensor, shape, formats in imported.inputs:
         fields = [f"shape = {json.dumps(list(shape))}", f"format = {json.dumps(list(formats))}",
                   f"source = {string(tensor.source)}"]
-        if "compressed" in formats:
+        if "compressed" in formats or tensor.source == "ones":  # a mask: ones on a random pattern
             fields.append(f"density = {density}")
         where = f"{file}:{tensor.line}" if tensor.line else file
         lines.append(f"{tensor.name} = {{ {', '.join(fields)} }}  # {tensor.what} ({where}), {tensor.type.element}")

@@ -38,13 +38,17 @@ def tensor_type(ir, mlir_type, where: str) -> TensorType:
                            fix="give every tensor a rank: tensor<4x?xf32>, not tensor<*xf32>")
     extents = tuple(None if ir.ShapedType.is_dynamic_size(size) else int(size) for size in mlir_type.shape)
     element = str(mlir_type.element_type)
-    if element not in FLOAT_TYPES and element != MASK_TYPE:
-        raise ProgramError(f"{mlir_type}: element type {element} is not supported", where=where,
-                           fix=f"use a float type ({', '.join(FLOAT_TYPES)}), or i1 for a mask")
     encoding = mlir_type.encoding
     if encoding is None:
         return TensorType(extents, element, tuple(range(len(extents))), ("dense",) * len(extents), False)
     return _encoded(ir, mlir_type, extents, element, encoding, where)
+
+
+def check_value_type(kind: TensorType, mlir_type, where: str) -> None:
+    """A tensor that is a program's value (an input, an op's result) holds floats, or a mask."""
+    if kind.element not in FLOAT_TYPES and kind.element != MASK_TYPE:
+        raise ProgramError(f"{mlir_type}: element type {kind.element} is not supported", where=where,
+                           fix=f"use a float type ({', '.join(FLOAT_TYPES)}), or i1 for a mask")
 
 
 def _encoded(ir, mlir_type, extents, element, encoding, where: str) -> TensorType:

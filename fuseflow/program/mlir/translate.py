@@ -27,13 +27,15 @@ from pathlib import Path
 from typing import Mapping
 
 from fuseflow.program.expr import FUNCTIONS, Access, BinOp, Const, Expr, Statement
-from fuseflow.program.mlir.bindings import line_of
-from fuseflow.program.mlir.body import BodyReader
-from fuseflow.program.mlir.tensor_types import MASK_TYPE, TensorType, tensor_type
+from fuseflow.program.mlir.bindings import SourceNames, line_of
+from fuseflow.program.mlir.body import BodyReader, as_written
+from fuseflow.program.mlir.tensor_types import MASK_TYPE, TensorType, check_value_type, tensor_type
 from fuseflow.support.errors import ProgramError
 
 STRUCTURED = ("linalg.generic", "linalg.matmul", "linalg.matvec")
 PASS_THROUGH = ("tensor.cast",)
+#: sizes of dynamic dimensions (`tensor.empty(%n)`): the union of axes decides extents instead
+SIZES = ("tensor.dim",)
 #: index names of an op's loop dimensions, in order
 INDEX_NAMES = "ijklmnopqrstuvwxyzabcdefgh"
 
@@ -63,6 +65,18 @@ class Number:
 class Empty:
     """`tensor.empty`: no values, only a type (an output's format)."""
 
+    type: TensorType
+    slots: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Broadcast:
+    """A generic that only copies its input along new axes (`Y(i,j) = b(j)`): no op of its own,
+    since a program op must bind every output index; its readers read the input instead."""
+
+    source: object                # TensorValue or Number
+    source_map: object            # the generic's map of its input
+    output_map: object            # ... and of its output
     type: TensorType
     slots: tuple[int, ...]
 
@@ -139,8 +153,9 @@ class _Pending:
 
 
 class Translator:
-    def __init__(self, ir, module, where: str, dims: Mapping[str, int], density: float):
+    def __init__(self, ir, module, text: str, where: str, dims: Mapping[str, int], density: float):
         self.ir = ir
+        self.source_names = SourceNames(text)
         self.module = module
         self.where = where
         self.file = Path(where).name
@@ -225,7 +240,8 @@ class Translator:
     def _argument(self, argument, function, index: int) -> None:
         where = f"{self.where}:{line_of(function) or '?'}"
         kind = tensor_type(self.ir, argument.type, where)
-        what = argument.get_name()
+        check_value_type(kind, argument.type, where)
+        what = self.source_names.argument(argument)
         source = "ones" if kind.element == MASK_TYPE else "random"
         self._input(argument, kind, what, line_of(function), source)
 
@@ -241,18 +257,20 @@ class Translator:
             self._constant(operation)
         elif name == "tensor.empty":
             kind = self._type(operation.results[0], operation)
-            slots = tuple(self.slots.new(e, f"{operation.results[0].get_name()} axis {a}")
+            slots = tuple(self.slots.new(e, f"{self.source_names.result(operation.results[0])} axis {a}")
                           for a, e in enumerate(kind.extents))
             self.values[operation.results[0]] = Empty(kind, slots)
         elif name == "linalg.fill":
             self._fill(operation)
+        elif name in SIZES:
+            self.values[operation.results[0]] = Number(math.nan)
         elif name in PASS_THROUGH:
             self._cast(operation)
         elif name in STRUCTURED:
             self._structured(operation)
         else:
             raise self._error(operation, "is not supported",
-                              "supported: func.func, func.return, tensor.empty, tensor.cast, linalg.fill, "
+                              "supported: func.func, func.return, tensor.empty, tensor.cast, tensor.dim, linalg.fill, "
                               "linalg.matmul, linalg.matvec, linalg.generic, arith.constant (docs/mlir.md)")
 
     def _constant(self, operation) -> None:
@@ -260,15 +278,16 @@ class Translator:
         result = operation.results[0]
         ir = self.ir
         if isinstance(value, (ir.FloatAttr, ir.IntegerAttr)):
-            self.values[result] = Number(float(value.value))
+            self.values[result] = Number(as_written(value))
             return
         kind = self._type(result, operation)
         if isinstance(value, ir.DenseElementsAttr) and value.is_splat:
-            number = float(value.get_splat_value().value)
+            number = as_written(value.get_splat_value())
             self.values[result] = Number(number, kind, tuple(self.slots.new(e, "splat") for e in kind.extents))
             return
         if "dense_resource" in str(value):  # weights given by shape only: random data of that shape
-            self._input(result, kind, result.get_name(), line_of(operation), "random")
+            check_value_type(kind, result.type, self._at(operation))
+            self._input(result, kind, self.source_names.result(result), line_of(operation), "random")
             return
         raise self._error(operation, "holds a dense constant with values; the program makes its inputs' data",
                           "give the weight as a function argument or as dense_resource<__elided__>")
@@ -314,16 +333,34 @@ class Translator:
             self._index(operation, value, affine_map, loop_slots)
         result_value = operation.results[0]
         kind = self._type(result_value, operation)
-        what = result_value.get_name()
+        check_value_type(kind, result_value.type, self._at(operation))
+        what = self.source_names.result(result_value)
         slots = tuple(self.slots.new(e, f"{what} axis {a}") for a, e in enumerate(kind.extents))
         result = TensorValue(self._name(what), kind, slots, line_of(operation), what)
         self._index(operation, result, maps[len(inputs)], loop_slots)
         if outputs and getattr(outputs[0], "slots", None):
             for mine, theirs in zip(slots, outputs[0].slots):
                 self.slots.union(mine, theirs)
+        if self._is_broadcast(operation, inputs, maps):
+            self.values[result_value] = Broadcast(inputs[0], maps[0], maps[1], kind, slots)
+            self.names.discard(result.name)
+            return
         self.values[result_value] = result
         self.pending.append(_Pending(operation, inputs, outputs, maps, loop_slots, reduction, result,
                                      line_of(operation)))
+
+    def _is_broadcast(self, operation, inputs, maps) -> bool:
+        """One input, yielded as it is, that some output loop dimension does not index."""
+        if operation.name != "linalg.generic" or len(inputs) != 1 or len(maps) != 2 \
+                or len(list(operation.results)) != 1:
+            return False
+        block = operation.regions[0].blocks[0]
+        yielded = list(block.operations)[-1].operation.operands
+        if len(yielded) != 1 or yielded[0] != block.arguments[0]:
+            return False
+        used = {r.position for r in maps[0].results if isinstance(r, self.ir.AffineDimExpr)}
+        out = {r.position for r in maps[1].results if isinstance(r, self.ir.AffineDimExpr)}
+        return used < out
 
     def _maps(self, operation) -> list:
         for key in ("indexing_maps", "linalg.memoized_indexing_maps"):
@@ -415,15 +452,25 @@ class Translator:
         operands = pending.inputs + pending.outputs
 
         def access(value, affine_map) -> Expr:
+            results = list(affine_map.results)
+            return read(value, [letters.get(r.position) if isinstance(r, self.ir.AffineDimExpr) else None
+                                for r in results])
+
+        def read(value, axis_letters) -> Expr:
+            """`value` read with index `axis_letters[a]` at its logical axis a."""
             if isinstance(value, Number):
                 return Const(value.value)
             if isinstance(value, Empty):
                 raise self._error(operation, "reads a tensor.empty, which has no values",
                                   "fill it first (linalg.fill), or do not read the output in the body")
-            results = list(affine_map.results)
-            indices = tuple(letters[results[a].position] for a in value.type.storage
-                            if self._kept(value.slots[a], dim_of))
-            return Access(value.name, indices)
+            if isinstance(value, Broadcast):
+                out_axis = {r.position: a for a, r in enumerate(value.output_map.results)
+                            if isinstance(r, self.ir.AffineDimExpr)}
+                return read(value.source, [axis_letters[out_axis[r.position]]
+                                           if isinstance(r, self.ir.AffineDimExpr) else None
+                                           for r in value.source_map.results])
+            return Access(value.name, tuple(axis_letters[a] for a in value.type.storage
+                                            if self._kept(value.slots[a], dim_of)))
 
         def operand(index: int) -> Expr:
             return access(operands[index], pending.maps[index])
