@@ -34,6 +34,10 @@ from fuseflow.support.errors import ProgramError
 
 STRUCTURED = ("linalg.generic", "linalg.matmul", "linalg.matvec")
 PASS_THROUGH = ("tensor.cast",)
+#: reshapes that only add or remove axes of size 1 (keepdim): the same tensor in the program
+UNIT_RESHAPES = ("tensor.expand_shape", "tensor.collapse_shape")
+#: no values, only a type: an output's shape and format
+EMPTY = ("tensor.empty", "bufferization.alloc_tensor")
 #: sizes of dynamic dimensions (`tensor.empty(%n)`): the union of axes decides extents instead
 SIZES = ("tensor.dim",)
 #: index names of an op's loop dimensions, in order
@@ -255,7 +259,10 @@ class Translator:
         name = operation.name
         if name == "arith.constant":
             self._constant(operation)
-        elif name == "tensor.empty":
+        elif name in EMPTY:
+            if name == "bufferization.alloc_tensor" and list(operation.operands) and \
+                    list(operation.attributes["operandSegmentSizes"])[1:2] != [0]:
+                raise self._error(operation, "copies a tensor", "allocate an empty tensor (no copy operand)")
             kind = self._type(operation.results[0], operation)
             slots = tuple(self.slots.new(e, f"{self.source_names.result(operation.results[0])} axis {a}")
                           for a, e in enumerate(kind.extents))
@@ -266,11 +273,14 @@ class Translator:
             self.values[operation.results[0]] = Number(math.nan)
         elif name in PASS_THROUGH:
             self._cast(operation)
+        elif name in UNIT_RESHAPES:
+            self._unit_reshape(operation)
         elif name in STRUCTURED:
             self._structured(operation)
         else:
             raise self._error(operation, "is not supported",
-                              "supported: func.func, func.return, tensor.empty, tensor.cast, tensor.dim, linalg.fill, "
+                              "supported: func.func, func.return, tensor.empty, bufferization.alloc_tensor, tensor.cast, "
+                              "tensor.dim, tensor.expand_shape and tensor.collapse_shape by axes of size 1, linalg.fill, "
                               "linalg.matmul, linalg.matvec, linalg.generic, arith.constant (docs/mlir.md)")
 
     def _constant(self, operation) -> None:
@@ -312,6 +322,33 @@ class Translator:
                 if extent is not None and self.slots.class_extent(slot) is None:
                     self.slots.extent[self.slots.find(slot)] = extent
         self.values[operation.results[0]] = source
+
+    def _unit_reshape(self, operation) -> None:
+        """expand_shape/collapse_shape whose groups each hold at most one axis not of size 1: the
+        axes of size 1 are dropped anyway, so the result is its operand, read with other axes."""
+        source = self.values[operation.operands[0]]
+        kind = self._type(operation.results[0], operation)
+        groups = [[int(axis.value) for axis in group] for group in operation.attributes["reassociation"]]
+        expanding = operation.name == "tensor.expand_shape"
+        if not isinstance(source, TensorValue) or source.type.sparse or kind.sparse:
+            raise self._error(operation, "reshapes a sparse tensor or a value that is not a tensor",
+                              "reshape only dense tensors, by axes of size 1")
+        many, few = (kind, source.type) if expanding else (source.type, kind)
+        slots = [None] * kind.rank
+        for few_axis, group in enumerate(groups):
+            wide = [axis for axis in group if many.extents[axis] != 1]
+            if len(wide) > 1:
+                raise self._error(operation, "merges or splits axes larger than 1, which the program cannot "
+                                             "follow", "reshape only by adding or removing axes of size 1")
+            for axis in group:
+                if expanding:
+                    slots[axis] = source.slots[few_axis] if axis in wide else self.slots.new(1, "unit axis")
+                elif axis in wide:
+                    slots[few_axis] = source.slots[axis]
+            if not expanding and slots[few_axis] is None:
+                slots[few_axis] = self.slots.new(1, "unit axis")
+        self.values[operation.results[0]] = TensorValue(source.name, kind, tuple(slots), source.line, source.what,
+                                                        source.source)
 
     def _type(self, value, operation) -> TensorType:
         return tensor_type(self.ir, value.type, self._at(operation))

@@ -261,9 +261,16 @@ def test_a_weight_given_only_by_shape_is_random_data_of_that_shape():
       linalg.yield %r : f32
     } -> tensor<8x4xf32>
     return %y : tensor<8x4xf32>"""), "model.mlir:14: math.sin is not supported in a linalg body"),
-    (module("%X: tensor<8x4xf32>) -> tensor<32xf32>", """
-    %y = tensor.collapse_shape %X [[0, 1]] : tensor<8x4xf32> into tensor<32xf32>
-    return %y : tensor<32xf32>"""), "model.mlir:11: tensor.collapse_shape is not supported"),
+    (module("%X: tensor<8x4xf32>) -> tensor<8x4xf32>", """
+    %y = tensor.pad %X low[0, 0] high[1, 0] {
+    ^bb0(%i: index, %j: index):
+      %z = arith.constant 0.0 : f32
+      tensor.yield %z : f32
+    } : tensor<8x4xf32> to tensor<9x4xf32>
+    %e = tensor.empty() : tensor<8x4xf32>
+    return %X : tensor<8x4xf32>""".replace("return %X", "%s = tensor.extract_slice %y[0, 0] [8, 4] [1, 1] : "
+                                          "tensor<9x4xf32> to tensor<8x4xf32>\n    return %s")),
+     "model.mlir:11: tensor.pad is not supported"),
     (module("%X: tensor<8x4xf32>) -> tensor<8x4xf32>", """
     %e = tensor.empty() : tensor<8x4xf32>
     %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%X : tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
@@ -305,3 +312,57 @@ def test_a_max_reduction_into_anything_but_minus_infinity_is_refused():
       %x = arith.maximumf %in, %acc : f32
       linalg.yield %x : f32""").replace("%f1 = linalg.fill ins(%ninf", "%f1 = linalg.fill ins(%zero")
     assert "reduces (max) into an output that is not initialized to -inf" in refused(text)
+
+
+def test_keepdim_through_expand_shape_and_collapse_shape_and_an_alloc_tensor_output():
+    """torch-mlir's max(dim=1, keepdim=True): reduce into tensor<8xf32>, then expand_shape to 8x1."""
+    text = module("%Z: tensor<8x4xf32>) -> tensor<8xf32>", f"""{ZERO}
+    %ninf = arith.constant 0xFF800000 : f32
+    %e1 = tensor.empty() : tensor<8xf32>
+    %f1 = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<8xf32>) -> tensor<8xf32>
+    %m = linalg.generic {{indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}} ins(%Z : tensor<8x4xf32>) outs(%f1 : tensor<8xf32>) {{
+    ^bb0(%in: f32, %acc: f32):
+      %x = arith.maximumf %in, %acc : f32
+      linalg.yield %x : f32
+    }} -> tensor<8xf32>
+    %mk = tensor.expand_shape %m [[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
+    %e = bufferization.alloc_tensor() : tensor<8x4xf32>
+    %s = linalg.generic {{indexing_maps = [#id, #keep, #id], iterator_types = ["parallel", "parallel"]}} ins(%Z, %mk : tensor<8x4xf32>, tensor<8x1xf32>) outs(%e : tensor<8x4xf32>) {{
+    ^bb0(%z: f32, %mx: f32, %out: f32):
+      %d = arith.subf %z, %mx : f32
+      linalg.yield %d : f32
+    }} -> tensor<8x4xf32>
+    %f0 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8xf32>) -> tensor<8xf32>
+    %r = linalg.generic {{indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}} ins(%s : tensor<8x4xf32>) outs(%f0 : tensor<8xf32>) {{
+    ^bb0(%in: f32, %acc: f32):
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }} -> tensor<8xf32>
+    %r2 = tensor.expand_shape %r [[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
+    %r3 = tensor.collapse_shape %r2 [[0, 1]] : tensor<8x1xf32> into tensor<8xf32>
+    %y = linalg.generic {{indexing_maps = [#row, #row], iterator_types = ["parallel", "parallel"]}} ins(%r3 : tensor<8xf32>) outs(%e1 : tensor<8xf32>) {{
+    ^bb0(%in: f32, %out: f32):
+      %t = math.exp %in : f32
+      linalg.yield %t : f32
+    }} -> tensor<8xf32>
+    return %y : tensor<8xf32>""".replace('iterator_types = ["parallel", "parallel"]}} ins(%r3',
+                                         'iterator_types = ["parallel", "parallel"]}} ins(%r3'))
+    text = text.replace("#row, #row], iterator_types = [\"parallel\", \"parallel\"]",
+                        "#vec, #vec], iterator_types = [\"parallel\"]").replace(
+        "#tr = ", "#vec = affine_map<(d0) -> (d0)>\n#tr = ")
+    program, _ = imported(text)
+    assert statements(program) == ["m(i) = Z(i,j)", "s(i,j) = Z(i,j) - m(i)", "r(i) = s(i,j)", "y(i) = exp(r(i))"]
+    assert [op.reduce for op in program.ops] == ["max", "sum", "sum", "sum"]
+
+
+def test_a_reshape_that_merges_real_axes_is_refused():
+    text = module("%X: tensor<8x4xf32>) -> tensor<32xf32>", """
+    %y = tensor.collapse_shape %X [[0, 1]] : tensor<8x4xf32> into tensor<32xf32>
+    %e = tensor.empty() : tensor<32xf32>
+    %z = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%y : tensor<32xf32>) outs(%e : tensor<32xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %t = math.exp %in : f32
+      linalg.yield %t : f32
+    } -> tensor<32xf32>
+    return %z : tensor<32xf32>""")
+    assert "model.mlir:11: tensor.collapse_shape merges or splits axes larger than 1" in refused(text)
