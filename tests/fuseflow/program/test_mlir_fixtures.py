@@ -95,3 +95,15 @@ def test_the_simulator_computes_the_same_result_for_both(name):
 
 def _dense(value):
     return value.toarray() if hasattr(value, "toarray") else np.asarray(value, dtype=np.float64)
+
+
+def test_a_deep_model_imports_to_the_bundled_deep_gcn():
+    from fuseflow.program.bundled import resolve_program
+    from fuseflow.program.mlir import import_mlir_text
+    from fuseflow.program.frontend import parse_program
+    from tests.mlir_models import deep_gcn_mlir
+
+    imported = parse_program(import_mlir_text(deep_gcn_mlir(12), "deep.mlir"), "deep.mlir")
+    bundled = resolve_program("deep_gcn", {"layers": 12})
+    assert len(imported.ops) == 36
+    assert canonical(imported)[0] == canonical(bundled)[0]
