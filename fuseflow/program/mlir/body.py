@@ -29,6 +29,9 @@ SAME_VALUE = ("arith.extf", "arith.truncf")
 #: arith.cmpf predicates (CmpFPredicate): x > y and x < y, ordered or not
 GREATER = {2, 3, 9, 10}   # ogt, oge, ugt, uge
 LESS = {4, 5, 11, 12}     # olt, ole, ult, ule
+#: a body's ops, at most: an expression is at most 64 levels deep anyway (docs/program-format.md),
+#: and reading it recurses once per op
+MAX_BODY_OPS = 256
 SUPPORTED = sorted([*BINARY, *UNARY, *MAXIMUM, "arith.negf", "arith.select", "arith.cmpf", "arith.constant",
                     "arith.uitofp", *SAME_VALUE])
 
@@ -58,6 +61,10 @@ class BodyReader:
         self.is_mask = is_mask
         self.where = where
         self.n_inputs = len(self.block.arguments) - len(op.results)
+        count = sum(1 for _ in self.block.operations)
+        if count > MAX_BODY_OPS:
+            raise self._error(op, f"has a body of {count} ops, more than the {MAX_BODY_OPS} an op's expression "
+                                  "can hold", "split the computation into several linalg ops")
 
     # ---- the yield ----
 

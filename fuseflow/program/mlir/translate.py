@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Mapping
 
 from fuseflow.program.expr import FUNCTIONS, Access, BinOp, Const, Expr, Statement
+from fuseflow.program.frontend import MAX_OPS
 from fuseflow.program.mlir.bindings import SourceNames, line_of
 from fuseflow.program.mlir.body import BodyReader, as_written
 from fuseflow.program.mlir.tensor_types import MASK_TYPE, TensorType, check_value_type, tensor_type
@@ -178,6 +179,11 @@ class Translator:
         block = function.regions[0].blocks[0]
         returned = self._return(block)
         live = self._live(block, returned)
+        ops = sum(1 for op in block.operations if op.operation.name in STRUCTURED
+                  and any(result in live for result in op.operation.results))
+        if ops > MAX_OPS:
+            raise ProgramError(f"the result depends on {ops:,} linalg ops, more than the {MAX_OPS:,} a program may "
+                               "have", where=self.where, fix="import a smaller model, or split it into several")
         for index, argument in enumerate(block.arguments):
             if argument in live:
                 self._argument(argument, function, index)

@@ -366,3 +366,23 @@ def test_a_reshape_that_merges_real_axes_is_refused():
     } -> tensor<32xf32>
     return %z : tensor<32xf32>""")
     assert "model.mlir:11: tensor.collapse_shape merges or splits axes larger than 1" in refused(text)
+
+
+def test_hostile_models_stop_before_anything_recurses_or_grows():
+    """100,000 nested modules crash MLIR's own parser (it recurses): refused before parsing. A body
+    of thousands of ops and a model of more ops than a program may have are refused too."""
+    nested = "module {\n" + "builtin.module {\n" * 100_000 + "}\n" * 100_000 + "}\n"
+    assert "model.mlir:257: brackets nest more than 256 levels deep" in refused(nested)
+    chain = "\n".join(f"      %v{k + 1} = arith.addf %v{k}, %v{k} : f32" for k in range(300))
+    long_body = module("%X: tensor<8xf32>) -> tensor<8xf32>", f"""
+    %e = tensor.empty() : tensor<8xf32>
+    %y = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} ins(%X : tensor<8xf32>) outs(%e : tensor<8xf32>) {{
+    ^bb0(%v0: f32, %out: f32):
+{chain}
+      linalg.yield %v300 : f32
+    }} -> tensor<8xf32>
+    return %y : tensor<8xf32>""")
+    assert "has a body of 301 ops, more than the 256" in refused(long_body)
+    from tests.mlir_models import deep_gcn_mlir
+
+    assert "the result depends on 1,002 linalg ops, more than the 1,000" in refused(deep_gcn_mlir(334))
