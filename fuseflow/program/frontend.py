@@ -22,7 +22,7 @@ from fuseflow.support.errors import ProgramError, show_value as show
 from fuseflow.program.expr import (FUNCTIONS, MAX_NAME_LENGTH, ExprSyntaxError, ExprTooLargeError, Statement, accesses,
                            parse_statement, resolve_extents)
 from fuseflow.support.files import read_user_text
-from fuseflow.program.ir import FORMATS, MAX_EXTENT, MAX_VARS, REDUCTIONS, DataSpec, Op, Program, TensorDecl
+from fuseflow.program.ir import FORMATS, MAX_EXTENT, MAX_OPS, MAX_VARS, REDUCTIONS, DataSpec, Op, Program, TensorDecl
 from fuseflow.support.readers import parse_toml_text
 from fuseflow.program.repeats import (BlockMark, Entry, Repeats, block_order, expand_ops, expand_tensors, read_repeats,
                               top_level_ops)
@@ -38,10 +38,9 @@ SOURCES = ("graph.adjacency", "graph.features", "random", "ones", "bigbird")
 DIM_BINDINGS = ("graph.vertices", "graph.features", "graph.hidden", "graph.classes")
 NORMALIZATIONS = ("none", "row", "sym")
 
-#: Declared dimensions, declared tensors and ops in one program.
+#: Declared dimensions and declared tensors in one program (ops: ir.MAX_OPS).
 MAX_DIMS = 1000
 MAX_TENSORS = 1000
-MAX_OPS = 1000
 #: Dimensions of one tensor (each op's distinct index variables are bounded by ir.MAX_VARS).
 MAX_TENSOR_ORDER = MAX_VARS
 #: Edge of a block-sparse tile.

@@ -25,6 +25,8 @@ REDUCTIONS = ("sum", "max")
 #: Loop variables of one region, and so index variables of one op: legal orders are counted
 #: by dynamic programming over subsets of them (fuseflow.analysis.orders), 2**MAX_VARS states at most.
 MAX_VARS = 16
+#: Ops in one program, counted after [[repeat]] blocks are expanded (fuseflow.program.frontend).
+MAX_OPS = 1000
 #: A dimension's extent. Products of MAX_VARS extents (dense sizes, loop points, FLOPs) stay
 #: finite floats: 2**(40 * 16) is far below the float maximum of about 2**1024.
 MAX_EXTENT = 2**40

@@ -17,23 +17,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 from fuseflow.support.errors import UserError
-from navigator.navigation.space import ExportFailure, ExportOrigin
+from navigator.navigation.space import ExportFailure, ExportOrigin, Space
 
 if TYPE_CHECKING:
     from navigator.navigation.session import Session
     from navigator.navigation.step_log import StepRecord
     from navigator.workspace.session_workspace import Workspace
 
-#: every format, in the order the files are written
-FORMATS = ("json", "python", "notebook")
+#: every format, in the order the files are written (each is written by `--FORMAT F`)
+FORMATS = ("json", "python", "notebook", "fuseflow-pipeline")
 
-__all__ = ["FORMATS", "ExportFailure", "ExportReport", "ExportRequest", "check_outputs", "complete_session",
-           "export_session"]
+__all__ = ["FORMATS", "ExportFailure", "ExportReport", "ExportRequest", "check_formats", "check_outputs",
+           "complete_session", "export_session"]
 
 
 @dataclass(frozen=True)
 class ExportRequest:
-    #: format ("json", "python", "notebook") -> the path to write it to
+    #: format (one of FORMATS) -> the path to write it to
     paths: Mapping[str, str] = field(default_factory=dict)
     #: open holes take their defaults first (in the workspace's session object only)
     partial: bool = False
@@ -60,6 +60,7 @@ def export_session(workspace: "Workspace", request: ExportRequest) -> ExportRepo
     check_outputs(request, workspace.path)
     space = workspace.space
     space.check_export(request.formats)  # before --partial fills anything
+    check_formats(request, space)
     filled = complete_session(workspace.session, partial=request.partial)
     sketch = workspace.session.sketch
     origin = ExportOrigin(workspace.spec, str(workspace.path), request.paths.get("json"))
@@ -89,6 +90,16 @@ def complete_session(session: "Session", *, partial: bool = False) -> list["Step
     from navigator.auto import fill_open_holes, get_strategy
 
     return fill_open_holes(session, get_strategy("default"), rationale="filled by export --partial")
+
+
+def check_formats(request: ExportRequest, space: Space) -> None:
+    """Refuse a format the space does not write (its `export_formats`), before anything is filled."""
+    for format in request.formats:
+        if format not in space.export_formats:
+            *others, last = [f"--{f} F" for f in space.export_formats]
+            options = f"{', '.join(others)} or {last}" if others else last
+            raise UserError(f"the {space.product} of this session's {space.noun} cannot be written in this format",
+                            where=f"--{format}", fix=f"export it with {options}")
 
 
 def check_outputs(request: ExportRequest, session: Path) -> None:

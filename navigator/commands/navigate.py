@@ -257,8 +257,8 @@ def cmd_export(args) -> int:
 
     workspace = open_workspace(_path(args), accept_changes=args.accept_changes)
     _notes(workspace)
-    request = ExportRequest({"json": args.json_out, "python": args.python_out, "notebook": args.notebook_out},
-                            partial=args.partial)
+    request = ExportRequest({"json": args.json_out, "python": args.python_out, "notebook": args.notebook_out,
+                             "fuseflow-pipeline": args.fuseflow_pipeline_out}, partial=args.partial)
     try:
         report = export_session(workspace, request)
     except ExportFailure as exc:
@@ -403,6 +403,10 @@ def register(subs) -> None:
                              "Honeybee problem: the program its library's info.code assembles, never run)")
     export.add_argument("--notebook", dest="notebook_out", metavar="F",
                         help="Honeybee problems: write the expression's program as a Jupyter notebook to F")
+    export.add_argument("--fuseflow-pipeline", dest="fuseflow_pipeline_out", metavar="F",
+                        help="write, per fused region, the options of FuseFlow's sam-opt pipeline that compile "
+                             "the schedule (the order's index, the stream passes) as JSON to F "
+                             "(docs/fuseflow-pipeline.md)")
     export.add_argument("--partial", action="store_true",
                         help="fill open holes with their defaults first (the session is not changed)")
     _add_common(export, json_help="")

@@ -166,7 +166,7 @@ class ScheduleSpace:
     def document_text(self, sketch: Sketch) -> str:
         return json.dumps(self.document_of(sketch), indent=2) + "\n"  # as fuseflow.schedule.save_schedule
 
-    export_formats = ("json", "python")
+    export_formats = ("json", "python", "fuseflow-pipeline")
 
     def check_export(self, formats) -> None:
         if "notebook" in formats:
@@ -175,7 +175,9 @@ class ScheduleSpace:
                             fix="use --python F for a script that rebuilds the schedule")
 
     def export_file(self, sketch: Sketch, format: str, origin: "ExportOrigin") -> tuple[str, bool]:
-        """The schedule JSON, or (`python`) a script that rebuilds it with fuseflow's API."""
+        """The schedule JSON, (`python`) a script that rebuilds it with fuseflow's API, or
+        (`fuseflow-pipeline`) the pass options FuseFlow's compiler takes it as
+        (fuseflow.schedule.fuseflow_pipeline)."""
         from fuseflow.schedule import schedule_problems, schedule_to_json
         from navigator.navigation.space import ExportFailure
 
@@ -190,6 +192,10 @@ class ScheduleSpace:
             spec = origin.spec
             return schedule_python(schedule, program=spec.program, program_name=self.program.name, data=spec.data,
                                    dims=spec.dims_dict, output=origin.json_path, source=origin.session), True
+        if format == "fuseflow-pipeline":
+            from fuseflow.schedule.fuseflow_pipeline import pipeline_text
+
+            return pipeline_text(self.program, self.binding, schedule), False
         return json.dumps(schedule_to_json(self.program, schedule), indent=2) + "\n", False
 
     # ---- cost hints ----

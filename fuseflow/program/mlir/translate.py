@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Mapping
 
 from fuseflow.program.expr import FUNCTIONS, Access, BinOp, Const, Expr, Statement
-from fuseflow.program.frontend import MAX_OPS
+from fuseflow.program.ir import MAX_OPS
 from fuseflow.program.mlir.bindings import SourceNames, line_of
 from fuseflow.program.mlir.body import BodyReader, as_written
 from fuseflow.program.mlir.tensor_types import MASK_TYPE, TensorType, check_value_type, tensor_type

@@ -76,3 +76,35 @@ def test_python_export_of_a_program_file(cli, tmp_path):
                          env=clean_env(), timeout=60)
     assert run.returncode == 0, run.stderr
     assert json.loads((tmp_path / "x.json").read_text())["program"] == "sddmm"
+
+
+def test_fuseflow_pipeline_export(cli, tmp_path):
+    import shutil
+
+    from tests.paths import DOCS
+
+    cli("start", "spmm", *SMALL_SPMM, ok=True)
+    cli("fill", "?0", "--auto", "default", "--subtree", ok=True)
+    assert "wrote p.json" in cli("export", "--fuseflow-pipeline", "p.json", ok=True).stderr
+    document = json.loads((tmp_path / "p.json").read_text())
+    assert (document["format"], document["version"], document["program"]) == ("fuseflow-pipeline", 1, "spmm")
+    [region] = document["regions"]
+    assert region["order"] == {"names": ["i", "k", "j"], "ids": ["i0", "i2", "i1"]} and region["order_index"] == 0
+    assert region["command"] == "sam-opt --linalg-to-sam"
+    # the same path checks as every other format
+    session = tmp_path / ".navigator" / "session.json"
+    before = session.read_bytes()
+    assert_user_error(cli("export", "--fuseflow-pipeline", ".navigator/session.json"),
+                      "--fuseflow-pipeline: .navigator/session.json is the session file")
+    assert_user_error(cli("export", "--json", "same.json", "--fuseflow-pipeline", "same.json"),
+                      "--json and --fuseflow-pipeline name the same file")
+    assert session.read_bytes() == before and not (tmp_path / "same.json").exists()
+    # a Honeybee problem's expression has no compiler options
+    for name in ("pipeline.hb.toml", "pipeline.hblib.toml"):
+        shutil.copy(DOCS / "examples" / "honeybee" / name, tmp_path / name)
+    cli("start", "pipeline.hb.toml", "--library", "pipeline.hblib.toml", "--session", "hb.json", ok=True)
+    cli("fill", "?0", "--auto", "default", "--subtree", "--session", "hb.json", ok=True)
+    assert_user_error(cli("export", "--fuseflow-pipeline", "hb.pipeline.json", "--session", "hb.json"),
+                      "--fuseflow-pipeline: the expression of this session's problem cannot be written in this format",
+                      "--json F, --python F or --notebook F")
+    assert not (tmp_path / "hb.pipeline.json").exists()
