@@ -159,9 +159,8 @@ def region_pipeline(program: Program, binding: Binding, number: int, rs: RegionS
     for name in rs.ops:
         op = program.op_by_name[name]
         entry = {"name": name, "statement": str(op.statement)}
-        origin = getattr(op, "origin", None)
-        if origin is not None:
-            entry["origin"] = origin
+        if op.origin is not None:  # imported from MLIR: the model's file, line and op
+            entry["origin"] = op.origin
         ops.append(entry)
     variables = [{"id": region.alias(v), "name": v, "dimension": region.var_dims[v],
                   "extent": binding.extent(region.var_dims[v])} for v in region.vars]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import shlex
+from pathlib import Path
 import time
 
 import pytest
@@ -19,11 +20,12 @@ from fuseflow.analysis.unification import unify_region
 from fuseflow.program.binding import bind
 from fuseflow.program.bundled import resolve_program
 from fuseflow.program.frontend import parse_program
-from fuseflow.program.ir import Op, Operand, Region
+from fuseflow.program.ir import Operand, Region
 from fuseflow.schedule import RegionSchedule, Schedule, default_schedule, schedule_problems
+from fuseflow.schedule.rules import default_region_schedule
 from fuseflow.schedule.fuseflow_pipeline import (
     ORDER_CAP, closest_order, compiler_orders, inversions, order_index, parallelizer_options, pipeline_document,
-    pipeline_text, unlisted_note, vectorizer_options,
+    pipeline_text, region_pipeline, unlisted_note, vectorizer_options,
 )
 
 PROGRAMS = ("gcn", "graphsage", "sparse_autoencoder", "block_attention", "nested_matmul", "spmm", "sddmm")
@@ -222,21 +224,35 @@ def test_the_document_of_a_fused_gcn_schedule():
     assert pipeline_text(program, binding, schedule).endswith("}\n")
 
 
-@dataclasses.dataclass(frozen=True)
-class ImportedOp(Op):
-    """An op as the MLIR importer makes it, with where it came from (whether or not Op has the
-    field itself: the module reads it with getattr)."""
-
-    origin: str | None = None
+MLIR_MODELS = Path(__file__).resolve().parents[1] / "program" / "mlir_models"
+MLIR_DIMS = {"spmm_chain": {"D1": 32}}
 
 
-def test_ops_carry_their_origin_when_they_have_one():
-    program = resolve_program("spmm")
-    [op] = program.ops
-    fields = {f.name: getattr(op, f.name) for f in dataclasses.fields(Op) if f.name != "origin"}
-    imported = dataclasses.replace(program, ops=[ImportedOp(**fields, origin="spmm.mlir:7 linalg.matmul")], memo={})
-    binding = bind(program)
-    [entry] = pipeline_document(imported, binding, default_schedule(imported))["regions"]
-    assert entry["ops"][0]["origin"] == "spmm.mlir:7 linalg.matmul"
-    [plain] = pipeline_document(program, binding, default_schedule(program))["regions"]
-    assert "origin" not in plain["ops"][0]
+@pytest.mark.parametrize("name", ["attention", "gcn", "graphsage", "sparse_autoencoder", "spmm_chain"])
+def test_on_each_imported_fixture_every_fusable_region_is_enumerated_as_the_compiler_does(name):
+    """The MLIR fixtures, imported: every region fusion may form, its list recomputed independently;
+    and the document of the default and of a fused schedule names each op's line in the model."""
+    pytest.importorskip("torch_mlir")
+    from fuseflow.analysis.fusion_steps import fusion_steps
+    from fuseflow.program.frontend import load_program
+
+    dims = MLIR_DIMS.get(name, {})
+    program = load_program(MLIR_MODELS / f"{name}.mlir", dims=dims)
+    groups = list(fusion_steps(program).regions())
+    assert len(groups) > len(program.ops)  # some fused regions besides the single ops
+    for group in groups:
+        region = unify_region(program, group)
+        assert list(compiler_orders(region)) == brute_orders(region), group
+    binding = bind(program, None, dims)
+    document = pipeline_document(program, binding, default_schedule(program))
+    lines = (MLIR_MODELS / f"{name}.mlir").read_text(encoding="utf-8").splitlines()
+    for entry in document["regions"]:
+        assert entry["order_index"] == 0
+        for op in entry["ops"]:
+            file, _, rest = op["origin"].partition(":")
+            line, _, mlir_op = rest.partition(" ")
+            assert file == f"{name}.mlir" and mlir_op in lines[int(line) - 1]
+    largest = max(groups, key=len)
+    rs = default_region_schedule(unify_region(program, largest))
+    entry = region_pipeline(program, binding, 0, rs)
+    assert entry["order_index"] == 0 and len(entry["ops"]) == len(largest)
