@@ -54,7 +54,8 @@ def test_the_readme_examples_run_in_order_in_an_empty_directory(tmp_path):
         assert "Traceback" not in result.stderr, (command, result.stderr)
         ran.append(command)
     # The files the examples name were made by earlier commands, not found lying around.
-    for made in ("schedule.json", "rebuild.py", "again.json", "gcn.hb.toml", "results.jsonl"):
+    for made in ("schedule.json", "rebuild.py", "again.json", "gcn.hb.toml", "results.jsonl", "model.toml",
+                 "pipeline.json"):
         assert (work / made).is_file(), made
     assert len(list((work / "samples").glob("*.json"))) == 20
     assert len(ran) >= len(commands) - 1
