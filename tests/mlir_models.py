@@ -33,3 +33,32 @@ def deep_gcn_mlir(layers: int, n: int = 64, f: int = 16) -> str:
             f"    }} -> {h}"]
     lines += [f"    return %h{layers} : {h}", "  }", "}", ""]
     return "\n".join(lines)
+
+
+def canonical_statements(program, ops) -> list[tuple[str, str]]:
+    """(statement, reduction) of `ops` with tensors named T0, T1, ... in order of first use, each
+    op's indices i0, i1, ... in order of first appearance, and numbers rounded to float32 (what
+    an MLIR model holds): equal for programs that are the same up to renaming."""
+    import re
+    import struct
+
+    from fuseflow.program.expr import Const, Statement, accesses, map_leaves, rename_tensors
+
+    def f32(node):
+        if isinstance(node, Const):
+            return Const(struct.unpack("f", struct.pack("f", node.value))[0])
+        return node
+
+    names: dict[str, str] = {}
+    found = []
+    for op in ops:
+        for access in [*accesses(op.expr), op.output]:
+            names.setdefault(access.tensor, f"T{len(names)}")
+        text = str(Statement(rename_tensors(op.output, names.get), map_leaves(rename_tensors(op.expr, names.get), f32)))
+        order: dict[str, str] = {}
+        for index in [*op.output.indices, *(i for a in accesses(op.expr) for i in a.indices)]:
+            order.setdefault(index, f"i{len(order)}")
+        text = re.sub(r"\(([a-z0-9_,]+)\)", lambda m: "(" + ",".join(order.get(i, i) for i in m.group(1).split(","))
+                      + ")", text)
+        found.append((text, op.reduce))
+    return found

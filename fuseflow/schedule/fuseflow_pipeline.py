@@ -168,6 +168,7 @@ def region_pipeline(program: Program, binding: Binding, number: int, rs: RegionS
     listed = compiler_orders(region)
     document = {
         "region": number,
+        "function": function_name(number),
         "ops": ops,
         "variables": variables,
         "order": {"names": list(order), "ids": [region.alias(v) for v in order]},
@@ -183,6 +184,19 @@ def region_pipeline(program: Program, binding: Binding, number: int, rs: RegionS
     document["pass_options"] = options
     document["command"] = command_line(options)
     return document
+
+
+def function_name(number: int) -> str:
+    """The `func.func` a region is in the module `--fuseflow-mlir` writes."""
+    return f"region_{number}"
+
+
+def regions_mlir(program: Program, binding: Binding, schedule: Schedule) -> str:
+    """The schedule's fused regions as MLIR, one func.func each (fuseflow.program.mlir.write_mlir)."""
+    from fuseflow.program.mlir.write_mlir import regions_module
+
+    regions = [unify_region(program, rs.ops) for rs in schedule.regions]
+    return regions_module(program, binding.extents, regions, [function_name(n) for n in range(len(regions))])
 
 
 def pipeline_document(program: Program, binding: Binding, schedule: Schedule) -> dict:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from navigator.workspace.session_workspace import Workspace
 
 #: every format, in the order the files are written (each is written by `--FORMAT F`)
-FORMATS = ("json", "python", "notebook", "fuseflow-pipeline")
+FORMATS = ("json", "python", "notebook", "fuseflow-pipeline", "fuseflow-mlir")
 
 __all__ = ["FORMATS", "ExportFailure", "ExportReport", "ExportRequest", "check_formats", "check_outputs",
            "complete_session", "export_session"]

@@ -258,7 +258,8 @@ def cmd_export(args) -> int:
     workspace = open_workspace(_path(args), accept_changes=args.accept_changes)
     _notes(workspace)
     request = ExportRequest({"json": args.json_out, "python": args.python_out, "notebook": args.notebook_out,
-                             "fuseflow-pipeline": args.fuseflow_pipeline_out}, partial=args.partial)
+                             "fuseflow-pipeline": args.fuseflow_pipeline_out, "fuseflow-mlir": args.fuseflow_mlir_out},
+                            partial=args.partial)
     try:
         report = export_session(workspace, request)
     except ExportFailure as exc:
@@ -407,6 +408,9 @@ def register(subs) -> None:
                         help="write, per fused region, the options of FuseFlow's sam-opt pipeline that compile "
                              "the schedule (the order's index, the stream passes) as JSON to F "
                              "(docs/fuseflow-pipeline.md)")
+    export.add_argument("--fuseflow-mlir", dest="fuseflow_mlir_out", metavar="F",
+                        help="write the schedule's fused regions as MLIR to F, one func.func each (region_0, ...), "
+                             "linalg on tensors with sparse_tensor encodings: what sam-opt compiles")
     export.add_argument("--partial", action="store_true",
                         help="fill open holes with their defaults first (the session is not changed)")
     _add_common(export, json_help="")

@@ -166,7 +166,7 @@ class ScheduleSpace:
     def document_text(self, sketch: Sketch) -> str:
         return json.dumps(self.document_of(sketch), indent=2) + "\n"  # as fuseflow.schedule.save_schedule
 
-    export_formats = ("json", "python", "fuseflow-pipeline")
+    export_formats = ("json", "python", "fuseflow-pipeline", "fuseflow-mlir")
 
     def check_export(self, formats) -> None:
         if "notebook" in formats:
@@ -176,8 +176,8 @@ class ScheduleSpace:
 
     def export_file(self, sketch: Sketch, format: str, origin: "ExportOrigin") -> tuple[str, bool]:
         """The schedule JSON, (`python`) a script that rebuilds it with fuseflow's API, or
-        (`fuseflow-pipeline`) the pass options FuseFlow's compiler takes it as
-        (fuseflow.schedule.fuseflow_pipeline)."""
+        (`fuseflow-pipeline`) the pass options FuseFlow's compiler takes it as, or (`fuseflow-mlir`)
+        its fused regions as MLIR functions (fuseflow.schedule.fuseflow_pipeline)."""
         from fuseflow.schedule import schedule_problems, schedule_to_json
         from navigator.navigation.space import ExportFailure
 
@@ -196,6 +196,10 @@ class ScheduleSpace:
             from fuseflow.schedule.fuseflow_pipeline import pipeline_text
 
             return pipeline_text(self.program, self.binding, schedule), False
+        if format == "fuseflow-mlir":
+            from fuseflow.schedule.fuseflow_pipeline import regions_mlir
+
+            return regions_mlir(self.program, self.binding, schedule), False
         return json.dumps(schedule_to_json(self.program, schedule), indent=2) + "\n", False
 
     # ---- cost hints ----

@@ -42,6 +42,15 @@ def test_commands_take_the_model_directly(cli, models):
     report = json.loads(cli("eval", "schedule.json", "--json", ok=True).stdout)
     assert report["check"]["passed"] is True, report["check"]
     cli("validate", "schedule.json", "--program", "spmm_chain.mlir", "--dim", "D1=8", ok=True)
+    # back to FuseFlow: the options per region, and the regions as functions of one module
+    cli("export", "--fuseflow-pipeline", "pipeline.json", "--fuseflow-mlir", "regions.mlir", ok=True)
+    from fuseflow.program.mlir.bindings import parse_module
+
+    pipeline = json.loads((models / "pipeline.json").read_text(encoding="utf-8"))
+    module = parse_module((models / "regions.mlir").read_text(encoding="utf-8"), "regions.mlir")
+    functions = [str(op.operation.attributes["sym_name"]).strip('"') for op in module.body.operations]
+    assert functions == [region["function"] for region in pipeline["regions"]]
+    assert all(op["origin"].startswith("spmm_chain.mlir:") for r in pipeline["regions"] for op in r["ops"])
 
 
 def test_a_dynamic_dimension_left_unbound_names_the_option(cli, models):
