@@ -4,7 +4,6 @@ and the same numbers when the simulator runs both on the same inputs."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -13,12 +12,12 @@ import pytest
 pytest.importorskip("torch_mlir", reason="the MLIR bindings are in the test extra")
 
 from fuseflow.program.binding import bind  # noqa: E402
-from fuseflow.program.expr import Statement, accesses, rename_tensors  # noqa: E402
 from fuseflow.program.frontend import load_program  # noqa: E402
 from fuseflow.schedule.rules import default_schedule  # noqa: E402
 from simulator.evaluate import run_schedule  # noqa: E402
 from simulator.program_data import ProgramData, materialize  # noqa: E402
 from simulator.reference import evaluate_program  # noqa: E402
+from tests.mlir_models import canonical_statements  # noqa: E402
 
 MODELS = Path(__file__).parent / "mlir_models"
 FIXTURES = sorted(p.stem for p in MODELS.glob("*.mlir"))
@@ -32,29 +31,19 @@ def test_every_fixture_has_its_hand_written_program():
 
 
 def canonical(program):
-    """The program with tensors named T0, T1, ... in order of first use and each op's indices
-    i0, i1, ... in order of first appearance: (statements, reductions, {tensor: (extents in
-    storage order, formats, input?)}), and the renaming."""
+    """(statements and reductions up to renaming, {tensor: (extents in storage order, formats,
+    input?)} by canonical name, the renaming): tests.mlir_models.canonical_statements names
+    tensors T0, T1, ... in order of first use, and so does the renaming here."""
+    from fuseflow.program.expr import accesses
+
     names: dict[str, str] = {}
-    statements = []
     for op in program.ops:
         for access in [*accesses(op.expr), op.output]:
             names.setdefault(access.tensor, f"T{len(names)}")
-        renamed = Statement(rename_tensors(op.output, names.get), rename_tensors(op.expr, names.get))
-        text = str(renamed)
-        order: dict[str, str] = {}
-        for index in [*op.output.indices, *(i for a in accesses(op.expr) for i in a.indices)]:
-            order.setdefault(index, f"i{len(order)}")
-        text = re.sub(r"\(([a-z0-9_,]+)\)", lambda m: "(" + ",".join(order.get(i, i) for i in m.group(1).split(","))
-                      + ")", text)
-        statements.append((text, op.reduce))
-    tensors = {}
-    for name, canon in names.items():
-        decl = program.tensors.get(name)
-        if decl is None:  # a computed tensor the program did not declare: dense, shaped by its op
-            continue
-        tensors[canon] = (tuple(program.dims[d] for d in decl.dims), decl.formats, decl.source is not None)
-    return statements, tensors, names
+    tensors = {canon: (tuple(program.dims[d] for d in program.tensors[name].dims), program.tensors[name].formats,
+                       program.tensors[name].source is not None)
+               for name, canon in names.items() if name in program.tensors}
+    return canonical_statements(program, program.ops), tensors, names
 
 
 def _load(name: str):
