@@ -91,7 +91,7 @@ def line_of(operation) -> int | None:
 
 
 _VALUE = re.compile(r"%([A-Za-z0-9_$.-]+)")
-_RESULTS = re.compile(r"^\s*(%[A-Za-z0-9_$.-]+(?::\d+)?(?:\s*,\s*%[A-Za-z0-9_$.-]+(?::\d+)?)*)\s*=\s*$")
+_RESULTS = re.compile(r"^\s*+(%[A-Za-z0-9_$.-]++(?::\d++)?+(?:\s*+,\s*+%[A-Za-z0-9_$.-]++(?::\d++)?+)*+)\s*+=\s*+$")
 
 
 class SourceNames:
