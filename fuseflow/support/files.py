@@ -304,8 +304,8 @@ def write_bytes_atomic(path: PathLike, data: bytes, *, error: type[UserError] = 
 
 
 def write_text_atomic(path: PathLike, text: str, *, error: type[UserError] = UserError,
-                      executable: bool = False, follow_link: bool = False) -> None:
-    """Write `text` as UTF-8 atomically; see write_bytes_atomic."""
+                      executable: bool = False, follow_link: bool = False) -> bytes:
+    """Write `text` as UTF-8 atomically (see write_bytes_atomic); the bytes written are returned."""
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -313,6 +313,7 @@ def write_text_atomic(path: PathLike, text: str, *, error: type[UserError] = Use
         raise error(f"the text to write holds {bad!r}, which is not valid Unicode (an unpaired surrogate)",
                     where=str(path), fix="remove that character from what you typed (e.g. --rationale)") from None
     write_bytes_atomic(path, data, error=error, executable=executable, follow_link=follow_link)
+    return data
 
 
 def remove_stale_temps(folder: PathLike, name_prefix: str = "") -> list[str]:

@@ -60,22 +60,16 @@ def _line_of(text: str, needle: str) -> str:
 
 
 def nesting_depth(data: Any, limit: int = MAX_NESTING) -> int:
-    """How deeply lists/dicts nest in `data` (a scalar is 0); stops counting past `limit`."""
-    deepest = 0
-    stack = [(data, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, dict):
-            children = value.values()
-        elif isinstance(value, (list, tuple)):
-            children = value
-        else:
-            continue
-        deepest = max(deepest, depth)
-        if deepest > limit:
-            return deepest
-        stack.extend((child, depth + 1) for child in children)
-    return deepest
+    """How deeply lists/dicts nest in `data` (a scalar is 0); stops counting past `limit`.
+    Level by level: only containers are carried to the next level, so the scalars of a large
+    file (a session's thousands of steps) cost one type test each."""
+    depth = 0
+    level = [data] if isinstance(data, (dict, list, tuple)) else []
+    while level and depth <= limit:
+        depth += 1
+        level = [child for value in level for child in (value.values() if isinstance(value, dict) else value)
+                 if isinstance(child, (dict, list, tuple))]
+    return depth
 
 
 def json_equal(a: Any, b: Any) -> bool:
@@ -99,6 +93,23 @@ def json_equal(a: Any, b: Any) -> bool:
         elif x != y:
             return False
     return True
+
+
+#: a JSON escape of a UTF-16 surrogate (`\\udc80`): the only way decoded JSON text holds one
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def may_hold_surrogates(text: str) -> bool:
+    """Whether JSON decoded from `text` can hold a lone surrogate: only through an escape, or
+    when the text itself holds one (it was not decoded from UTF-8). False lets a reader skip
+    invalid_text's walk over every string of a large file."""
+    if _SURROGATE_ESCAPE.search(text):
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def invalid_text(data: Any) -> str | None:
@@ -188,7 +199,7 @@ def parse_json_text(text: str, where: str, error: type[UserError] = UserError,
         raise _long_integer(text, where, error, what) from None
     if nesting_depth(data, nesting) > nesting:
         raise _too_deep(where, what, error, nesting)
-    bad = None if surrogates else invalid_text(data)
+    bad = None if surrogates or not may_hold_surrogates(text) else invalid_text(data)
     if bad is not None:
         raise error(f"{bad} holds text that is not valid Unicode (an unpaired surrogate escape such as \\udc80)",
                     where=where, fix="remove or correct that escape")

@@ -60,14 +60,15 @@ def session_text(data: dict[str, Any]) -> str:
     return outline.replace(json.dumps(marker), sketch, 1)
 
 
-def save_session(session: Session, path: str | os.PathLike) -> None:
-    """Write `session` to `path` atomically: a reader sees the old file or the new one."""
+def save_session(session: Session, path: str | os.PathLike) -> bytes:
+    """Write `session` to `path` atomically: a reader sees the old file or the new one. The
+    bytes written are returned."""
     try:
         text = session_text(session_to_dict(session))
     except (TypeError, ValueError) as exc:  # an object JSON cannot hold, or NaN / infinity
         raise SessionError(f"session context is not JSON-serialisable: {exc}",
                            where=str(path)) from None
-    write_text_atomic(path, text + "\n", error=SessionError)
+    return write_text_atomic(path, text + "\n", error=SessionError)
 
 
 # -- reading ------------------------------------------------------------------------
@@ -75,6 +76,12 @@ def save_session(session: Session, path: str | os.PathLike) -> None:
 
 def read_session_file(path: str | os.PathLike) -> dict[str, Any]:
     """Read and check a session file's envelope without a library (e.g. to find sources)."""
+    return read_session_bytes(path)[1]
+
+
+def read_session_bytes(path: str | os.PathLike) -> tuple[bytes, dict[str, Any]]:
+    """read_session_file, and the bytes it read (a save keeps them as the backup without
+    reading the file again)."""
     where = str(path)
     raw = read_user_bytes(path, SessionError, "a navigator session file")
     try:
@@ -114,7 +121,7 @@ def read_session_file(path: str | os.PathLike) -> dict[str, Any]:
                                       where=f"{where}: {key}")
     if "steps" not in data:
         raise DamagedSessionError("corrupted session file: no steps", where=where)
-    return data
+    return raw, data
 
 
 def load_session(path: str | os.PathLike, library: Library, facts: FactProgram, *,

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 from fuseflow.support.errors import UserError
 from navigator.navigation.session import Session
 from navigator.navigation.session_errors import DamagedSessionError, SessionError
-from navigator.navigation.session_format import read_session_file, records_of, save_session, session_from_data
+from navigator.navigation.session_format import read_session_bytes, records_of, save_session, session_from_data
 from navigator.process.console import say
 from navigator.process.heap import keep_loaded
 from navigator.workspace.backup import previous_version, write_backup
@@ -56,6 +56,8 @@ class Workspace:
     notes: list[str] = field(default_factory=list)
     #: the version of the file this workspace read or last saved (None: there was none)
     read_as: FileIdentity | None = None
+    #: that version's bytes: the backup a save keeps, without reading the file again
+    read_bytes: bytes | None = field(default=None, repr=False)
 
     @property
     def spec(self) -> ProgramSpec:
@@ -83,10 +85,10 @@ class Workspace:
                     "the session file changed since this command read it (another navigator saved a step, or "
                     "it was edited); nothing was saved, so that change is kept", where=str(self.path),
                     fix="run the command again: it reads the session as it is now")
-            self._write()
+            self.read_bytes = self._write()
             self.read_as = file_identity(self.path)
 
-    def _write(self) -> None:
+    def _write(self) -> bytes:
         previous = self.session.context.get(CONTEXT_KEY)
         created = previous.get("created") if isinstance(previous, dict) else None
         spec = self.spec.to_context()
@@ -99,11 +101,14 @@ class Workspace:
                              "record": record_fingerprints(spec, steps, redo, self.session.forced_steps)},
             "created": created if isinstance(created, str) else _now(),
         }
-        previous = previous_version(self.path)
-        save_session(self.session, self.path)
+        # the version being replaced is the one read (save checked it, under the lock): it read as
+        # a session then, so it is kept as it is
+        previous = self.read_bytes if self.read_bytes is not None else previous_version(self.path)
+        written = save_session(self.session, self.path)
         problem = write_backup(self.path, previous)
         if problem is not None:  # the step is saved; only the copy of the version before it is missing
             say(f"note: the previous version of the session was not kept: {problem}")
+        return written
 
 
 class StaleSessionError(SessionError):
@@ -144,10 +149,14 @@ def read_context_spec(path: Path) -> ProgramSpec:
 
 def _read(path: Path) -> tuple[dict[str, Any], ProgramSpec]:
     """The file's content and the spec it records; damage is reported with how to recover."""
+    return _read_with_bytes(path)[1:]
+
+
+def _read_with_bytes(path: Path) -> tuple[bytes, dict[str, Any], ProgramSpec]:
     data = None
     try:
-        data = read_session_file(path)
-        return data, _spec_of(data, path)
+        raw, data = read_session_bytes(path)
+        return raw, data, _spec_of(data, path)
     except DamagedSessionError as exc:
         raise damaged(exc, path, data) from None
 
@@ -230,7 +239,7 @@ Opening = Callable[[str, int, "int | None"], None]
 
 def _open(path: Path, accept_changes: bool, progress: "Opening | None" = None) -> Workspace:
     where = str(path)
-    data, spec, read_as = _read_version(path)
+    raw, data, spec, read_as = _read_version(path)
     try:
         records, redo = records_of(data, where)
     except DamagedSessionError as exc:
@@ -263,17 +272,17 @@ def _open(path: Path, accept_changes: bool, progress: "Opening | None" = None) -
     except DamagedSessionError as exc:
         raise damaged(exc, path, data) from None
     keep_loaded()  # the replayed sketch too
-    return Workspace(path, loaded, session, notes, read_as)
+    return Workspace(path, loaded, session, notes, read_as, raw)
 
 
-def _read_version(path: Path) -> tuple[dict[str, Any], ProgramSpec, FileIdentity | None]:
-    """`_read`, and the identity of the version read: the file is read again if it was
-    replaced while it was read (by a writer that does not take the lock)."""
+def _read_version(path: Path) -> tuple[bytes, dict[str, Any], ProgramSpec, FileIdentity | None]:
+    """The file's bytes, content and spec, and the identity of the version read: the file is
+    read again if it was replaced while it was read (by a writer that does not take the lock)."""
     for _ in range(5):
         before = file_identity(path)
-        data, spec = _read(path)
+        raw, data, spec = _read_with_bytes(path)
         if file_identity(path) == before:
-            return data, spec, before
+            return raw, data, spec, before
     raise SessionError("the session file kept changing while it was read", where=str(path),
                        fix="stop the program that keeps rewriting it, then run the command again")
 
