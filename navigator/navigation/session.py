@@ -352,9 +352,29 @@ class Session:
             progress(len(steps), len(steps))
         return session
 
-    def _replay(self, steps: list[StepRecord], where: str, progress: Callable[[int, int], None] | None) -> None:
+    @classmethod
+    def from_base(cls, base: "Session", steps, *, context: Mapping[str, Any] | None = None,
+                  where: str = "steps", forced_steps: bool = False, redo: Sequence[StepRecord] = ()) -> "Session":
+        """`from_steps` on the same library, facts and oracle as `base`, a session replayed
+        earlier: the steps both logs begin with are not replayed again (the same records from
+        ?0 under the same oracle take the same sketches), only those after them. `base` is
+        not changed."""
+        steps = list(steps)
+        common, limit = 0, min(len(base._steps), len(steps))
+        while common < limit and base._steps[common] == steps[common]:
+            common += 1
+        session = cls(base.library, base.facts, oracle=base.oracle, context=context, forced_steps=forced_steps)
+        session._sketches = base._sketches[:common + 1]
+        session._steps = base._steps[:common]
+        with gc_paused():
+            session._replay(steps[common:], where, None, first=common)
+        session._redo = list(reversed(redo))
+        return session
+
+    def _replay(self, steps: list[StepRecord], where: str, progress: Callable[[int, int], None] | None,
+                first: int = 0) -> None:
         session = self
-        for index, record in enumerate(steps):
+        for index, record in enumerate(steps, start=first):
             if progress is not None and index % REPLAY_REPORT == 0:
                 progress(index, len(steps))
             try:

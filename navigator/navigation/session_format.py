@@ -140,12 +140,14 @@ def records_of(data: Mapping[str, Any], where: str) -> tuple[list[StepRecord], l
 
 def session_from_data(data: Mapping[str, Any], where: str, library: Library, facts: FactProgram, *,
                       oracle: Oracle | None = None, check_sketch: bool = True,
-                      progress: Callable[[int, int], None] | None = None) -> Session:
+                      progress: Callable[[int, int], None] | None = None, base: Session | None = None) -> Session:
     """The session a file's content (from `read_session_file`) describes, every step checked.
 
     The steps are replayed from ?0, and so are the undone ones on the redo stack, so a
     stack that no longer replays is refused now rather than at a later `redo`. With
-    `check_sketch`, the result must equal the sketch saved in the file.
+    `check_sketch`, the result must equal the sketch saved in the file. `base`, a session
+    replayed earlier on this library, facts and oracle, spares replaying the steps the file's
+    log begins with that `base` took too (Session.from_base).
     """
     steps, redo = records_of(data, where)
     goal = data.get("goal")
@@ -153,9 +155,13 @@ def session_from_data(data: Mapping[str, Any], where: str, library: Library, fac
         raise DamagedSessionError(f"the session navigates toward {goal.get('type')}, but the fact "
                                   f"program's goal is {facts.goal.type}", where=f"{where}: goal",
                                   fix="load it with the fact program it was saved with")
-    session = Session.from_steps(library, facts, steps, oracle=oracle, context=data.get("context", {}),
-                                 where=f"{where}: steps", forced_steps=forced_steps_of(data), redo=redo,
-                                 progress=progress)
+    if base is not None and base.library is library and base.facts is facts and base.oracle is oracle:
+        session = Session.from_base(base, steps, context=data.get("context", {}), where=f"{where}: steps",
+                                    forced_steps=forced_steps_of(data), redo=redo)
+    else:
+        session = Session.from_steps(library, facts, steps, oracle=oracle, context=data.get("context", {}),
+                                     where=f"{where}: steps", forced_steps=forced_steps_of(data), redo=redo,
+                                     progress=progress)
     saved = data.get("sketch")
     if check_sketch and saved is not None \
             and not json_equal(saved, sketch_to_json(session.sketch)):

@@ -35,6 +35,7 @@ from navigator.workspace.session_file import (FileIdentity, file_identity, sessi
 from navigator.workspace.integrity import integrity_problem, record_fingerprints, spec_is_intact
 from navigator.workspace.recovery import damaged, recovery_fix
 from navigator.workspace.spec import LoadedProgram, ProgramSpec
+from navigator.workspace.warm import warm_for
 
 if TYPE_CHECKING:
     from navigator.navigation.space import Space
@@ -239,6 +240,9 @@ Opening = Callable[[str, int, "int | None"], None]
 
 def _open(path: Path, accept_changes: bool, progress: "Opening | None" = None) -> Workspace:
     where = str(path)
+    warm = None if accept_changes else warm_for(path)
+    if warm is not None and file_identity(path) == warm.read_as:  # the version a server read and checked
+        return Workspace(path, warm.loaded, warm.session, [], warm.read_as, warm.read_bytes)
     raw, data, spec, read_as = _read_version(path)
     try:
         records, redo = records_of(data, where)
@@ -253,9 +257,10 @@ def _open(path: Path, accept_changes: bool, progress: "Opening | None" = None) -
             raise DamagedSessionError(f"cannot trust this session file: {problem}", where=where,
                                       fix=recovery_fix(path, _trusted(data), advice))
         notes.append(f"{where}: accepted, after checking that its steps replay: {problem}")
+    warm = None if accept_changes else warm_for(path, spec)
     if progress is not None:
         progress(f"loading {spec.describe()}", 0, None)
-    loaded = _load_space(spec, path)
+    loaded = warm.loaded if warm is not None else _load_space(spec, path)
     saved = _context(data).get("fingerprints")
     changes = spec.changes(saved if isinstance(saved, dict) else {}, loaded.fingerprints)
     if changes:
@@ -268,7 +273,8 @@ def _open(path: Path, accept_changes: bool, progress: "Opening | None" = None) -
     try:
         replayed = None if progress is None else (lambda done, total: progress("replaying its steps", done, total))
         session = session_from_data(data, where, space.library, space.facts, oracle=space.oracle,
-                                    check_sketch=not accept_changes, progress=replayed)
+                                    check_sketch=not accept_changes, progress=replayed,
+                                    base=warm.session if warm is not None else None)
     except DamagedSessionError as exc:
         raise damaged(exc, path, data) from None
     keep_loaded()  # the replayed sketch too
