@@ -28,13 +28,37 @@ def interrupted() -> int:
 
 
 def main() -> int:
+    """The command line in sys.argv: run by the session's server when one runs
+    (navigator.process.served), else here, after which a session command starts one."""
+    argv = sys.argv[1:]
+    try:
+        from navigator.process.served import run_in_server, start_server
+
+        code = run_in_server(argv)
+    except KeyboardInterrupt:
+        code = interrupted()
+        _leave_interrupted()
+    if code is not None:
+        return code
+    code = run_here(argv)
+    if code == 0:
+        try:
+            start_server(argv)
+        except KeyboardInterrupt:
+            code = interrupted()
+            _leave_interrupted()
+    return code
+
+
+def run_here(argv: list[str]) -> int:
+    """Run a command line in this process (also in a server's fork, navigator.server)."""
     try:
         from navigator.process.interrupts import mark_interrupts   # inside: a Ctrl-C may come while it loads
 
         mark_interrupts()
         from navigator.cli import main as run_command
 
-        code = run_command()
+        code = run_command(argv)
     except KeyboardInterrupt:
         code = interrupted()
     except Exception as exc:

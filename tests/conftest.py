@@ -1,8 +1,14 @@
 """Shared pytest options and fixtures for every test folder."""
 
+import os
 from pathlib import Path
 
 import pytest
+
+# Every command a test runs runs in its own process: a session's server (navigator.server) would
+# outlive the test and serve the next one's commands from what it keeps. The server's own tests
+# switch it on for the commands they run.
+os.environ["NAVIGATOR_SERVER"] = "off"
 
 from tests.cli import SMALL_SPMM, InProcess, Navigator
 from tests.paths import DATASETS, TESTS

@@ -15,20 +15,23 @@ Nothing is kept unless `keep_warm` is called, so an ordinary command is not affe
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from navigator.workspace.session_file import FileIdentity, file_identity
 
 if TYPE_CHECKING:
-    from navigator.workspace.session_workspace import Workspace
     from navigator.workspace.spec import ProgramSpec
+
+#: a navigator.workspace.session_workspace.Workspace (which imports this module)
+Workspace = Any
 
 
 @dataclass(frozen=True)
 class Warm:
-    workspace: "Workspace"
+    workspace: Workspace
     #: the identity of each file the space was built from, when it was built
     sources: tuple[tuple[str, FileIdentity | None], ...]
 
@@ -41,7 +44,7 @@ def source_files(spec: "ProgramSpec") -> list[str]:
     return [path for path in ((None if spec.bundled else spec.program), spec.data, spec.library) if path]
 
 
-def keep_warm(workspace: "Workspace") -> None:
+def keep_warm(workspace: Workspace) -> None:
     """Keep `workspace` for the next opens of its session in this process (and in its forks)."""
     global _WARM
     _WARM = Warm(workspace, tuple((path, file_identity(Path(path))) for path in source_files(workspace.spec)))
@@ -52,11 +55,13 @@ def forget_warm() -> None:
     _WARM = None
 
 
-def warm_for(path: Path, spec: "ProgramSpec | None" = None) -> "Workspace | None":
+def warm_for(path: Path, spec: "ProgramSpec | None" = None) -> Workspace | None:
     """The kept workspace when it is of the session at `path` (and of `spec`, when given) and
     the files its space was built from are unchanged; None otherwise."""
     warm = _WARM
-    if warm is None or warm.workspace.path != path or (spec is not None and warm.workspace.spec != spec):
+    if warm is None or (spec is not None and warm.workspace.spec != spec):
+        return None
+    if warm.workspace.path != path and os.path.realpath(warm.workspace.path) != os.path.realpath(path):
         return None
     if any(file_identity(Path(source)) != identity for source, identity in warm.sources):
         return None
