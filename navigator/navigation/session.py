@@ -284,6 +284,8 @@ class Session:
         """The options offered at step `index`'s hole (from 0) that it did not take, in menu
         order, each with the completions it would have left."""
         record = self._steps[index]
+        if index > 0:  # asked in order (history), each sketch's menus follow from the one before
+            self.oracle.follow(self._sketches[index - 1], self._steps[index - 1].hole, self._sketches[index])
         if record.by == FORCED:  # a forced step had no alternative
             return ()
         menu = self.oracle.menus(self._sketches[index]).for_hole(record.hole)

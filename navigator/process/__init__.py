@@ -5,4 +5,5 @@ interrupts  whether the user pressed Ctrl-C (a KeyboardInterrupt is not always w
 crash       the last resort: a bug report file and one line instead of a traceback
 secrets     the process's secrets (the model's key), hidden in every form from every text it writes
 foreign_text  text from a model or a server made safe to store and show (clean_text)
+served      the client of a session's server (navigator.server): a command run there, on this terminal
 """
