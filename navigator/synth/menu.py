@@ -123,14 +123,15 @@ class Menus:
 
     def __init__(self, holes: tuple[HoleMenu, ...] = (), total: Count | None = None,
                  blocked: str | None = None, *,
-                 makers: dict[int, Callable[[], HoleMenu]] | None = None):
+                 makers: Mapping[int, Callable[[], HoleMenu]] | None = None):
         #: complete programs extending the sketch (1 for a valid complete program)
         self.total = total
         #: why the sketch cannot be completed, when it cannot (then every menu is empty)
         self.blocked = blocked
         self._by_hole: dict[int, HoleMenu] = {m.hole: m for m in holes}
-        #: hole -> how to build its menu, in ascending hole order (holes given lazily)
-        self._makers = dict(makers or {})
+        #: hole -> how to build its menu, in ascending hole order (holes given lazily; the
+        #: mapping itself may make each on demand, Oracle's _HoleMakers)
+        self._makers = makers if makers is not None else {}
         self._holes: tuple[HoleMenu, ...] | None = None if self._makers else tuple(holes)
 
     @property

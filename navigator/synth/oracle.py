@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from navigator.lang import FactProgram, Library, LibraryError
 from navigator.lang.formula import Value, format_value, same_value, value_type_of
@@ -84,12 +84,83 @@ def _as_count(n: int | None) -> Count:
 class _Collected:
     """What `Oracle._collect` finds of a sketch: per application (by argument positions from
     the root) its hole groups with their holes' slots, each open hole's parent, the open
-    holes, and why the sketch is blocked (None: it is not)."""
+    holes, and why the sketch is blocked (None: it is not).
+
+    Kept with them, so that a step updates them for the two applications it changes instead of
+    going over every group (which made a whole fill quadratic in its steps): each open hole's
+    group and slot, and the product of the groups' totals (completions of the sketch), as the
+    product of the nonzero finite ones and how many are 0 and how many unbounded."""
 
     entries: dict[tuple[int, ...], list[tuple["_Group", dict[int, int]]]]
     parents: dict[int, tuple[str | None, str | None]]
     holes: dict[int, Hole]
     blocked: str | None
+    group_of: dict[int, tuple["_Group", int]] = field(default_factory=dict)
+    product: int = 1
+    zeros: int = 0
+    unbounded: int = 0
+
+    def add(self, entries: list[tuple["_Group", dict[int, int]]]) -> None:
+        for group, hole_slots in entries:
+            total = group.total
+            if total == 0:
+                self.zeros += 1
+            elif total is None:
+                self.unbounded += 1
+            else:
+                self.product *= total
+            for hole_id, slot in hole_slots.items():
+                self.group_of[hole_id] = (group, slot)
+
+    def remove(self, entries: list[tuple["_Group", dict[int, int]]]) -> None:
+        for group, hole_slots in entries:
+            total = group.total
+            if total == 0:
+                self.zeros -= 1
+            elif total is None:
+                self.unbounded -= 1
+            else:
+                self.product //= total  # exact: it was multiplied in
+            for hole_id in hole_slots:
+                self.group_of.pop(hole_id, None)
+
+    def total(self) -> int | None:
+        """The product of every group's total (zero wins over unbounded, as in _mul)."""
+        return 0 if self.zeros else None if self.unbounded else self.product
+
+    def others(self, group: "_Group") -> int | None:
+        """The product of the totals of every group but `group`."""
+        total = group.total
+        zeros = self.zeros - (total == 0)
+        if zeros:
+            return 0
+        if self.unbounded - (total is None):
+            return None
+        return self.product // total if total else self.product
+
+
+class _HoleMakers(Mapping):
+    """hole -> how to build its menu, for every open hole of a collected sketch, made on demand:
+    a step that asks for one menu does not pay for the others (in ascending hole order)."""
+
+    def __init__(self, oracle: "Oracle", collected: _Collected):
+        self._oracle = oracle
+        self._collected = collected
+
+    def __getitem__(self, hole_id: int) -> Callable[[], HoleMenu]:
+        collected = self._collected
+        group, slot = collected.group_of[hole_id]
+        return partial(self._oracle._hole_menu, collected.holes[hole_id], collected.parents[hole_id], group, slot,
+                       collected.others(group))
+
+    def __contains__(self, hole_id: object) -> bool:
+        return hole_id in self._collected.holes
+
+    def __iter__(self):
+        return iter(sorted(self._collected.holes))
+
+    def __len__(self) -> int:
+        return len(self._collected.holes)
 
 
 class Oracle:
@@ -239,33 +310,12 @@ class Oracle:
 
     def _compute_menus(self, sketch: Sketch) -> Menus:
         collected = self._collected_of(sketch)
-        factors = [entry for entries in collected.entries.values() for entry in entries]
-        parents = collected.parents
-        holes = list(collected.holes.values())
         blocked = collected.blocked
         if blocked is not None:
-            holes = sketch.holes()
+            parents = collected.parents
             return Menus(tuple(HoleMenu(h.id, h.type, *parents.get(h.id, (None, None)), ())
-                               for h in holes), ZERO, blocked)
-        holes.sort(key=_hole_id)
-        totals = [group.total for group, _ in factors]
-        prefix: list[int | None] = [1]
-        for t in totals:
-            prefix.append(_mul(prefix[-1], t))
-        suffix: list[int | None] = [1]
-        for t in reversed(totals):
-            suffix.append(_mul(suffix[-1], t))
-        suffix.reverse()
-        where: dict[int, tuple[int, int]] = {}
-        for index, (_, hole_slots) in enumerate(factors):
-            for hole_id, slot in hole_slots.items():
-                where[hole_id] = (index, slot)
-        makers = {}
-        for hole in holes:
-            index, slot = where[hole.id]
-            others = _mul(prefix[index], suffix[index + 1])
-            makers[hole.id] = partial(self._hole_menu, hole, parents[hole.id], factors[index][0], slot, others)
-        return Menus(total=_as_count(prefix[-1]), makers=makers)
+                               for h in sketch.holes()), ZERO, blocked)
+        return Menus(total=_as_count(collected.total()), makers=_HoleMakers(self, collected))
 
     def _hole_menu(self, hole: Hole, parent: tuple[str | None, str | None], group: _Group,
                    slot: int, others: int | None) -> HoleMenu:
@@ -369,6 +419,9 @@ class Oracle:
             return found[1]
         collected = _Collected({}, {}, {}, None)
         collected.blocked = self._collect(sketch, collected.entries, collected.parents, collected.holes)
+        if collected.blocked is None:
+            for entries in collected.entries.values():
+                collected.add(entries)
         self._keep_collected(sketch, collected)
         return collected
 
@@ -401,7 +454,8 @@ class Oracle:
             return
         positions, node, parent = step
         old = before[1]
-        collected = _Collected(dict(old.entries), dict(old.parents), dict(old.holes), None)
+        collected = _Collected(dict(old.entries), dict(old.parents), dict(old.holes), None, dict(old.group_of),
+                               old.product, old.zeros, old.unbounded)
         del collected.parents[hole_id]
         del collected.holes[hole_id]
         # (the parent, by its positions; the new application, by the hole's)
@@ -417,10 +471,10 @@ class Oracle:
                     collected.parents[child.id] = (app.function, param)  # type: ignore[union-attr]
                     collected.holes[child.id] = child  # type: ignore[assignment,union-attr]
             entries = [(group, {holes_by_slot[s]: s for s in group.slots}) for group in groups]  # type: ignore
+            collected.remove(collected.entries.pop(where, []))
             if entries:
                 collected.entries[where] = entries
-            else:
-                collected.entries.pop(where, None)
+                collected.add(entries)
         self._keep_collected(filled, collected)
 
     def _collect(self, sketch: Sketch, entries: dict[tuple[int, ...], list[tuple[_Group, dict[int, int]]]],
