@@ -32,6 +32,8 @@ PROTOCOL = 1
 #: a length-prefixed JSON message is at most this long (a command line and an environment)
 MAX_MESSAGE = 4 * 1024 * 1024
 INTERRUPT = b"I"
+#: a Unix socket's path is at most 107 bytes on Linux (sun_path); a longer one is not used
+MAX_SOCKET_PATH = 107
 
 
 def switched_off(environ=os.environ) -> bool:
@@ -76,13 +78,15 @@ def socket_folder() -> str | None:
 
 
 def socket_path(session: str) -> str | None:
-    """Where the server of the session file `session` (a real path) listens."""
+    """Where the server of the session file `session` (a real path) listens; None when there is
+    no private folder for it, or the path would be too long for a socket (then no server is used)."""
     import hashlib
 
     folder = socket_folder()
     if folder is None:
         return None
-    return os.path.join(folder, hashlib.sha256(os.fsencode(session)).hexdigest()[:24] + ".sock")
+    path = os.path.join(folder, hashlib.sha256(os.fsencode(session)).hexdigest()[:24] + ".sock")
+    return path if len(os.fsencode(path)) <= MAX_SOCKET_PATH else None
 
 
 def session_of(argv: list[str]) -> str | None:

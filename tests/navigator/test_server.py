@@ -21,9 +21,12 @@ GCN_SMALL = ["--dim", "N=16", "--dim", "F=4", "--dim", "H=4", "--dim", "C=3"]
 
 @pytest.fixture
 def runtime(tmp_path, monkeypatch) -> Path:
-    """A folder of its own for the servers' sockets, the server switched on; servers stopped after."""
-    folder = tmp_path / "run"
-    folder.mkdir(mode=0o700)
+    """A folder of its own for the servers' sockets (short: a socket's path is at most 107 bytes),
+    the server switched on; servers stopped after."""
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="nav-", dir="/tmp"))
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
     monkeypatch.setenv("NAVIGATOR_SERVER", "on")
     monkeypatch.setenv("NAVIGATOR_SERVER_IDLE", "60")
@@ -34,6 +37,7 @@ def runtime(tmp_path, monkeypatch) -> Path:
             os.kill(int(lock.read_text().strip()), signal.SIGTERM)
         except (ValueError, OSError):
             pass
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _env(**extra) -> dict[str, str]:
@@ -173,6 +177,13 @@ def test_a_client_of_another_version_is_declined_and_the_server_stops(tmp_path, 
     while os.path.exists(path) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not os.path.exists(path)
+
+
+def test_a_socket_path_too_long_for_a_socket_uses_no_server(tmp_path, monkeypatch):
+    deep = tmp_path / ("x" * 120)
+    deep.mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
+    assert served.socket_path(str(tmp_path / "session.json")) is None
 
 
 def test_switched_off_help_and_no_cache_are_never_served():
