@@ -26,6 +26,7 @@ import signal
 import socket
 import struct
 import sys
+import threading
 
 from navigator.process.served import INTERRUPT, MAX_MESSAGE, PROTOCOL, receive_message, send_message, socket_path
 
@@ -135,10 +136,17 @@ def _handle(connection, listener, session: str, version: str) -> str | None:
         if request.get("session") != session or not _well_formed(request):
             send_message(connection, {"declined": "another session"})
             return None
+        if threading.active_count() > 1:  # a fork would copy locks that threads hold: not safe
+            send_message(connection, {"declined": "threads"})
+            return "stop"
         connection.settimeout(None)
         child = os.fork()
         if child == 0:
             _child(connection, listener, request, streams)  # never returns
+        try:
+            os.setpgid(child, child)  # also here: a Ctrl-C may come before the child has set it
+        except OSError:
+            pass
         for stream in streams:
             os.close(stream)
         streams = []
@@ -214,16 +222,27 @@ def _wait(connection, child: int) -> int:
 
 
 def _signal(child: int, number: int) -> None:
+    """To the command's process group, as a terminal signals its foreground job: the processes
+    the command started (a strategy's workers) hear it too."""
     try:
-        os.kill(child, number)
+        os.killpg(child, number)
     except ProcessLookupError:
         pass
+    except PermissionError:
+        try:
+            os.kill(child, number)
+        except ProcessLookupError:
+            pass
 
 
 def _child(connection, listener, request: dict, streams: list[int]) -> None:
     """Become the command: the client's streams, directory and environment; never returns."""
     code = 1
     try:
+        os.setpgid(0, 0)  # a process group of its own, which Ctrl-C reaches as a terminal's would
+        import atexit
+
+        atexit._clear()  # the server's exit handlers are not the command's (they wait on the server's state)
         connection.close()
         listener.close()
         for target, stream in enumerate(streams):
@@ -250,6 +269,12 @@ def _child(connection, listener, request: dict, streams: list[int]) -> None:
         except OSError:
             pass
     finally:
+        try:  # what the command registered, as its own process would run them at its end
+            import atexit
+
+            atexit._run_exitfuncs()
+        except BaseException:  # noqa: BLE001 - leaving anyway
+            pass
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
