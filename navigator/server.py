@@ -34,6 +34,8 @@ IDLE_ENV = "NAVIGATOR_SERVER_IDLE"
 DEFAULT_IDLE = 600.0
 #: what a client waits for, at most, before the server takes its request
 ACCEPT_TIMEOUT = 5.0
+#: seconds a command whose client went away has to end after SIGTERM, before SIGKILL
+KILL_GRACE = 5.0
 
 
 def main(argv: list[str]) -> int:
@@ -201,17 +203,27 @@ def _wait(connection, child: int) -> int:
         done = os.pidfd_open(child)
     except (AttributeError, OSError):
         done = None
+    import time
+
+    killed_at = None  # when the command was told to end because its client went away
     try:
         watched = [connection] + ([done] if done is not None else [])
         while True:
-            ready, _, _ = select.select(watched, [], [], None if done is not None else 0.05)
+            ready, _, _ = select.select(watched, [], [], 0.05 if done is None or killed_at else None)
             if connection in ready:
-                data = connection.recv(64)
+                try:
+                    data = connection.recv(64)
+                except OSError:
+                    data = b""
                 if not data:  # the client is gone: so is its terminal
                     _signal(child, signal.SIGTERM)
+                    killed_at = time.monotonic()
                     watched = [w for w in watched if w is not connection]
                 elif INTERRUPT in data:
                     _signal(child, signal.SIGINT)
+            if killed_at is not None and time.monotonic() - killed_at > KILL_GRACE:
+                _signal(child, signal.SIGKILL)
+                killed_at = float("inf")
             finished, status = os.waitpid(child, os.WNOHANG)
             if finished:
                 code = os.waitstatus_to_exitcode(status)

@@ -32,6 +32,8 @@ PROTOCOL = 1
 #: a length-prefixed JSON message is at most this long (a command line and an environment)
 MAX_MESSAGE = 4 * 1024 * 1024
 INTERRUPT = b"I"
+#: seconds a command has to end after a Ctrl-C before the client gives the terminal back
+INTERRUPT_GRACE = 10.0
 #: a Unix socket's path is at most 107 bytes on Linux (sun_path); a longer one is not used
 MAX_SOCKET_PATH = 107
 
@@ -129,20 +131,27 @@ def _run(connection, argv: list[str], session: str) -> int | None:
     streams = array.array("i", [0, 1, 2])
     connection.sendmsg([struct.pack("!I", len(request)) + request],
                        [(socket.SOL_SOCKET, socket.SCM_RIGHTS, streams.tobytes())])
-    started = False
+    interrupted = False
     while True:
         try:
             reply = receive_message(connection)
             break
         except KeyboardInterrupt:  # the fork is not in this terminal's process group: pass it on
-            started = True
+            interrupted = True
             try:
                 connection.sendall(INTERRUPT)
             except OSError:
                 pass
+            # the command has this long to end; then this process ends, and with the connection
+            # closed the server ends the command (a Ctrl-C always gives the terminal back)
+            connection.settimeout(INTERRUPT_GRACE)
+        except TimeoutError:
+            sys.stderr.write("navigator: interrupted\n")
+            return 130
     if reply is None:
-        if not started:
-            return None
+        if interrupted:
+            sys.stderr.write("navigator: interrupted\n")
+            return 130
         sys.stderr.write("navigator: the session's server stopped while it ran the command\n")
         return 1
     if "exit" in reply and isinstance(reply["exit"], int):

@@ -120,7 +120,12 @@ def test_ctrl_c_reaches_the_command_the_server_runs(tmp_path, runtime):
                               stderr=subprocess.PIPE, text=True)
     time.sleep(3)
     client.send_signal(signal.SIGINT)
-    out, err = client.communicate(timeout=60)
+    try:
+        out, err = client.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        client.kill()
+        out, err = client.communicate()
+        pytest.fail(f"the client did not end after Ctrl-C; its stderr: {err[-2000:]}")
     assert client.returncode == 130, err
     assert err.count("navigator: interrupted") == 1 and "Traceback" not in err
     # the server still serves, and the session is as it was before the interrupted command
