@@ -15,6 +15,15 @@ SCHEMAS = Path(__file__).resolve().parent / "schemas"
 SMALL_SPMM = ["--dim", "N=2", "--dim", "J=2"]
 
 
+def default_sigint() -> None:
+    """preexec_fn for a child that must hear Ctrl-C: a user's shell gives navigator SIGINT at its
+    default, but a test run started in the background (`bash .ci/run &`) passes it on ignored,
+    and Python then installs no handler at all."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("NAVIGATOR_SESSION", "DASK_SCHEDULER_ADDRESS")}
     env.update(extra)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from navigator.process import served
-from tests.cli import assert_user_error, clean_env
+from tests.cli import assert_user_error, clean_env, default_sigint
 
 GCN_SMALL = ["--dim", "N=16", "--dim", "F=4", "--dim", "H=4", "--dim", "C=3"]
 
@@ -117,7 +117,7 @@ def test_ctrl_c_reaches_the_command_the_server_runs(tmp_path, runtime):
     # a search long enough to be interrupted
     client = subprocess.Popen([sys.executable, "-m", "navigator", "fill", "?0", "--auto", "anneal", "--all",
                                "--budget", "100000"], cwd=tmp_path, env=_env(), stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+                              stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     time.sleep(3)
     client.send_signal(signal.SIGINT)
     try:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli import clean_env
+from tests.cli import clean_env, default_sigint
 from tests.paths import REPO
 
 HEAVY = ("numpy", "scipy", "networkx", "dask", "rich", "textual")
@@ -84,13 +84,7 @@ def _run(tmp_path: Path, launch: str, *args: str, **env: str) -> subprocess.Comp
     environment = _env(tmp_path, **env)
     environment.pop("PYTHONUNBUFFERED", None)  # stdout buffered, as it is for users
     return subprocess.run([sys.executable, *LAUNCHES[launch], *args], capture_output=True, text=True,
-                          cwd=tmp_path, env=environment, timeout=120, preexec_fn=_default_sigint)
-
-
-def _default_sigint() -> None:
-    """A user's shell gives navigator SIGINT at its default; a test run started in the background
-    (`cmd &` in a script) would pass on SIG_IGN, and Python then installs no handler at all."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+                          cwd=tmp_path, env=environment, timeout=120, preexec_fn=default_sigint)
 
 
 def _imported_by(tmp_path: Path, code: str) -> list[str]:
