@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Hashable
 
+from fuseflow.support.union_find import UnionFind
 from navigator.lang.formula import (
     Atom,
     Comparison,
@@ -166,24 +167,19 @@ class _Classes:
     """Union-find over the atoms: the classes `=` makes."""
 
     def __init__(self) -> None:
-        self.parent: dict[Hashable, Hashable] = {}
+        self.classes = UnionFind()
         self.nodes: dict[Hashable, tuple[str | None, Atom]] = {}
 
     def add(self, node: Hashable, value_type: str | None, atom: Atom) -> None:
-        if node not in self.parent:
-            self.parent[node] = node
+        if node not in self.classes:
+            self.classes.add(node)
             self.nodes[node] = (value_type, atom)
 
     def find(self, node: Hashable) -> Hashable:
-        root = node
-        while self.parent[root] != root:
-            root = self.parent[root]
-        while self.parent[node] != root:
-            self.parent[node], node = root, self.parent[node]
-        return root
+        return self.classes.find(node)
 
     def union(self, a: Hashable, b: Hashable) -> None:
-        self.parent[self.find(a)] = self.find(b)
+        self.classes.union(b, a)  # b's root stays the root
 
 
 class _IntBounds:

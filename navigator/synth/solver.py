@@ -31,6 +31,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
+from fuseflow.support.union_find import UnionFind
 from navigator.synth.lookup_budget import WorkBudget
 from navigator.synth.compiled import CompiledFunction, Const, FactIndex, Meta, Operand, Var
 from navigator.synth.domain import Domain
@@ -246,22 +247,6 @@ def _run_component(comp: _ComponentPlan, values: list, lookup: Callable, mode: i
     return result
 
 
-class _UnionFind:
-    def __init__(self, items):
-        self.parent = {item: item for item in items}
-
-    def find(self, item):
-        while self.parent[item] != item:
-            self.parent[item] = self.parent[self.parent[item]]
-            item = self.parent[item]
-        return item
-
-    def union(self, a, b):
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.parent[rb] = ra
-
-
 @dataclass
 class _Generator:
     kind: int
@@ -329,7 +314,7 @@ def compile_plan(cf: CompiledFunction, fixed_ret: tuple[int, ...], fixed_slots: 
     def unit_of(var: Var) -> tuple[str, int]:
         return ("p", var.slot) if var.slot > 0 else ("r", var.field)
 
-    uf = _UnionFind(units)
+    uf = UnionFind(units)
     for _, _, fv in conditions:
         for var in fv[1:]:
             uf.union(unit_of(fv[0]), unit_of(var))

@@ -32,6 +32,7 @@ from fuseflow.program.mlir.bindings import SourceNames, line_of
 from fuseflow.program.mlir.body import BodyReader, as_written
 from fuseflow.program.mlir.tensor_types import MASK_TYPE, TensorType, check_value_type, tensor_type
 from fuseflow.support.errors import ProgramError
+from fuseflow.support.union_find import UnionFind
 
 STRUCTURED = ("linalg.generic", "linalg.matmul", "linalg.matvec")
 PASS_THROUGH = ("tensor.cast",)
@@ -108,34 +109,31 @@ class Imported:
 
 
 class _Slots:
-    """Union-find over tensor axes and loop dimensions."""
+    """Tensor axes and loop dimensions, joined into classes (fuseflow.support.union_find), with
+    each class's extent (None: `?`) and, for messages, where its first axis is."""
 
     def __init__(self):
-        self.parent: list[int] = []
+        self.classes = UnionFind()
         self.extent: list[int | None] = []
         self.note: list[str] = []
 
     def new(self, extent: int | None, note: str) -> int:
-        self.parent.append(len(self.parent))
+        slot = len(self.extent)
+        self.classes.add(slot)
         self.extent.append(extent)
         self.note.append(note)
-        return len(self.parent) - 1
+        return slot
 
     def find(self, slot: int) -> int:
-        root = slot
-        while self.parent[root] != root:
-            root = self.parent[root]
-        while self.parent[slot] != root:
-            self.parent[slot], slot = root, self.parent[slot]
-        return root
+        return self.classes.find(slot)
 
     def union(self, a: int, b: int) -> None:
         a, b = self.find(a), self.find(b)
         if a == b:
             return
-        if b < a:
+        if b < a:  # the older slot stays the root: its note names the class
             a, b = b, a
-        self.parent[b] = a
+        self.classes.union(a, b)
         if self.extent[a] is None:
             self.extent[a] = self.extent[b]
 
