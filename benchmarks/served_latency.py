@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,29 +31,20 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _util import emit  # noqa: E402
+from cli_latency import _environment as cli_environment, _median, _run  # noqa: E402
 
 TARGET_SECONDS = 0.5
 
 
 def _environment(scratch: Path, server: bool) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "NAVIGATOR_SESSION")}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    env["PYTHONPYCACHEPREFIX"] = str(scratch / "bytecode")
-    env["NAVIGATOR_CACHE_DIR"] = str(scratch / "cache")
+    """cli_latency's (this checkout, kept bytecode, a temporary cache), with the server's switch
+    and a socket folder of its own."""
+    env = cli_environment(scratch)
+    env.pop("NAVIGATOR_SESSION", None)
     env["XDG_RUNTIME_DIR"] = str(scratch / "run")
     env["NAVIGATOR_SERVER"] = "on" if server else "off"
     env["NAVIGATOR_SERVER_IDLE"] = "120"
     return env
-
-
-def _run(args: list[str], cwd: Path, env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "navigator", *args], cwd=cwd, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    seconds = time.perf_counter() - started
-    if result.returncode != 0:
-        raise SystemExit(f"navigator {' '.join(args)} failed: {result.stderr.strip()}")
-    return seconds
 
 
 def _wait_for_server(session: Path, env: dict[str, str]) -> None:
@@ -66,7 +55,7 @@ def _wait_for_server(session: Path, env: dict[str, str]) -> None:
 
         path = served.socket_path(str(session.resolve()))
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not (path and os.path.exists(path) and served._listening(path)):
+        while time.monotonic() < deadline and not (path and os.path.exists(path) and served.listening(path)):
             time.sleep(0.1)
     finally:
         os.environ.clear()
@@ -112,10 +101,6 @@ def measure(repeat: int) -> dict:
         finally:
             _stop_servers(scratch)
     return figures
-
-
-def _median(samples: list[float]) -> float:
-    return round(statistics.median(samples), 3)
 
 
 def main() -> None:

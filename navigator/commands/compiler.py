@@ -71,6 +71,9 @@ def cmd_import(args) -> int:
     text = read_user_text(args.model, ProgramError, "an MLIR model (.mlir)")
     program_text = import_mlir_text(text, args.model, dims, density=args.density)
     program = parse_program(program_text, f"{args.model} (imported)", dims)
+    from fuseflow.program.binding import bind
+
+    bind(program, None, dims)  # every --dim known and in range, as any command that reads the program checks
     if args.output is None:
         print(program_text, end="")
         return 0

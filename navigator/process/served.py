@@ -206,7 +206,7 @@ def start_server(argv: list[str]) -> None:
         return
     session = session_of(argv)
     path = socket_path(session) if session else None
-    if path is None or _listening(path):
+    if path is None or listening(path):
         return
     import subprocess
 
@@ -218,7 +218,8 @@ def start_server(argv: list[str]) -> None:
         pass
 
 
-def _listening(path: str) -> bool:
+def listening(path: str) -> bool:
+    """Whether a server accepts connections at `path`."""
     import socket
 
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -55,7 +55,7 @@ def _wait_for_server(session: Path, seconds: float = 60) -> None:
     path = served.socket_path(str(session.resolve()))
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if path and os.path.exists(path) and served._listening(path):
+        if path and os.path.exists(path) and served.listening(path):
             return
         time.sleep(0.1)
     pytest.fail("the session's server did not start")

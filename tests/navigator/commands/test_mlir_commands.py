@@ -70,6 +70,8 @@ def test_bad_models_stop_with_one_line_and_exit_2(cli, models):
     assert_user_error(cli("import", "sin.mlir"), f"sin.mlir:{line}: math.sin is not supported")
     assert_user_error(cli("import", "gcn.mlir", "-o", "gcn.mlir"), "is the model being imported")
     assert (models / "gcn.mlir").read_text(encoding="utf-8") == (MODELS / "gcn.mlir").read_text(encoding="utf-8")
+    assert_user_error(cli("import", "gcn.mlir", "--dim", "D0=0"), "--dim", "must be positive")
+    assert_user_error(cli("import", "gcn.mlir", "--dim", "D99=3"), "--dim", "unknown dimension 'D99'")
     result = cli("import", "gcn.mlir", "--density", "2")
     assert result.returncode == 2 and "must be a number in (0, 1]" in result.stderr
 
