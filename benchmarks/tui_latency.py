@@ -1,7 +1,10 @@
 """TUI latency with Textual's Pilot (headless, 100x30): startup to first paint, and a key press
 to the repainted menu.
 
-- startup: from `Navigation.open` (building the program's space, as the user waits for it) and
+The session is opened as `navigator tui` opens it (`Navigation.open_held`: the UI holds the
+session's lock while it runs, so a step's save does not take it again).
+
+- startup: from `Navigation.open_held` (building the program's space, as the user waits for it) and
   creating the app to the first frame sent to the (headless) terminal with the menu filled
   (its rows on screen; the cost hints and the evaluation still come in the background).
   Target for gcn: <= 1.5 s. (Pilot's `pause()` would add its own idle wait, about 0.8 s.)
@@ -51,12 +54,19 @@ async def measure(program: str, presses: int, evaluate: bool) -> dict:
     from navigator.workspace import ProgramSpec
     from navigator.tui.app import NavigatorApp
     from navigator.tui.controller import Navigation
-    from harness.tui_apps import SESSION, settle
+    from harness.tui_apps import SESSION
 
     start = time.perf_counter()
-    navigation, note = Navigation.open(SESSION, ProgramSpec.from_user(program, None, {}, None))
-    opened = time.perf_counter()
-    app = NavigatorApp(navigation, note, evaluate=evaluate)
+    with contextlib.ExitStack() as held:
+        navigation, note = Navigation.open_held(SESSION, ProgramSpec.from_user(program, None, {}, None), held)
+        opened = time.perf_counter()
+        app = NavigatorApp(navigation, note, evaluate=evaluate)
+        return await _presses(app, navigation, presses, start, opened)
+
+
+async def _presses(app, navigation, presses: int, start: float, opened: float) -> dict:
+    from harness.tui_apps import settle
+
     painted = watch_first_paint(app)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -97,17 +107,22 @@ async def resume(program: str) -> dict:
     from navigator.cli import main as cli
     from navigator.tui.app import NavigatorApp
     from navigator.tui.controller import Navigation
-    from navigator.tui.widgets.evaluation_pane import EvaluationPane
     from harness.tui_apps import SESSION
 
     with contextlib.redirect_stdout(io.StringIO()):   # stdout is the JSON this script prints
         assert cli(["start", program, "--force"]) == 0
         assert cli(["fill", "?0", "--auto", "default", "--subtree"]) == 0
     start = time.perf_counter()
-    navigation, _ = Navigation.open(SESSION)
-    opened = time.perf_counter()
+    with contextlib.ExitStack() as held:
+        navigation, _ = Navigation.open_held(SESSION, None, held)
+        opened = time.perf_counter()
+        return await _resumed(NavigatorApp(navigation, evaluate=True), navigation, start, opened)
+
+
+async def _resumed(app, navigation, start: float, opened: float) -> dict:
+    from navigator.tui.widgets.evaluation_pane import EvaluationPane
+
     steps = len(navigation.session.steps)
-    app = NavigatorApp(navigation, evaluate=True)
     first_frame = watch_first_paint(app, with_menu=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

@@ -127,7 +127,7 @@ class NavigatorApp(TerminalApp):
         menu = self.query_one(MenuPane)
         sketch = self.navigation.session.sketch
         if self.hole is not None and menu.wants_hints(self.hole, sketch):
-            self._compute_hints(self.hole, sketch)
+            self._after_paint(self._compute_hints, self.hole, sketch)
         menu.show(self.navigation, self.hole)
         self._show_details()
         self._mark_region()
@@ -522,9 +522,14 @@ class NavigatorApp(TerminalApp):
             evaluation.show_no_simulator(self.navigation.kind_label)
             return
         evaluation.show_running()
-        self._evaluate(self.navigation.session.sketch)
+        self._after_paint(self._evaluate, self.navigation.session.sketch)
 
     # ---- the slow work, in workers; each hands its result back on the app's thread
+
+    def _after_paint(self, start_worker, *args) -> None:
+        """Start a worker once the screen shows the change that asked for it: a worker thread
+        shares the interpreter with the painting, which would otherwise wait for it."""
+        self.call_after_refresh(start_worker, *args)
 
     @work(thread=True, exclusive=True, group="strategy")
     def _plan(self, hole: int, strategy: str, scope: str, options: dict | None = None) -> None:
@@ -566,10 +571,15 @@ class NavigatorApp(TerminalApp):
         try:
             result = self.navigation.evaluate(cancelled=lambda: worker.is_cancelled)
         except Exception as exc:  # noqa: BLE001
-            self.call_from_thread(self._failed, "evaluation", exc)
+            self.call_from_thread(self._evaluation_failed, sketch, exc)
             return
         if not worker.is_cancelled and sketch == self.navigation.session.sketch:
             self.call_from_thread(self._evaluated, result)
+
+    def _evaluation_failed(self, sketch, exc: Exception) -> None:
+        self._failed("evaluation", exc)
+        if sketch == self.navigation.session.sketch:
+            self.query_one(EvaluationPane).show_failed()
 
     def _evaluated(self, result) -> None:
         self.query_one(EvaluationPane).show_result(result)

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from navigator.tui.safe_text import block
 from navigator.tui.keys import pane_bindings
+from navigator.tui.widgets.text_box import TextBox
 
 if TYPE_CHECKING:
     from navigator.tui.controller import Navigation
@@ -22,7 +22,7 @@ class DetailsPane(VerticalScroll, can_focus=True):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._text = Static("", markup=False, id="details-text")
+        self._text = TextBox(id="details-text")
 
     def compose(self) -> ComposeResult:
         yield self._text
@@ -37,7 +37,7 @@ class DetailsPane(VerticalScroll, can_focus=True):
     def show(self, navigation: "Navigation", hole: int | None, option_id: str | None) -> None:
         """The option's details; empty when there is no hole or no option to describe."""
         if hole is None or option_id is None:
-            self._text.update("")
+            self._text.show("")
             return
-        self._text.update(block(navigation.details(hole, option_id)))
-        self.scroll_home(animate=False)
+        if self._text.show(block(navigation.details(hole, option_id))):   # the same option keeps its scroll
+            self.scroll_home(animate=False)

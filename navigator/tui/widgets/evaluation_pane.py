@@ -10,11 +10,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from fuseflow.support.numbers import figure
 from navigator.tui.safe_text import block, plain
 from navigator.tui.keys import pane_bindings
+from navigator.tui.widgets.text_box import TextBox
 
 if TYPE_CHECKING:
     from navigator.actions.evaluate_sketch import Evaluation
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 BAR_WIDTH = 20
 _ROW_TEXT = 28
 ORDERS = ("by cycles", "in program order")
+#: the border's note while a step's evaluation runs over the figures of the sketch before it
+RUNNING = "evaluating… the figures are the sketch's before this step (x cancels)"
 
 
 class EvaluationPane(VerticalScroll, can_focus=True):
@@ -31,9 +33,11 @@ class EvaluationPane(VerticalScroll, can_focus=True):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._totals = Static("", markup=False, id="evaluation-totals")
-        self._regions = Static("", markup=False, id="evaluation-regions")
+        self._totals = TextBox(id="evaluation-totals")
+        self._regions = TextBox(id="evaluation-regions")
         self._result: "Evaluation | None" = None
+        #: the figures shown before the evaluation running now (dimmed until its own arrive)
+        self._previous: "Evaluation | None" = None
         self._order = 0
         #: the region of the selected hole ("aggregate1+transform1"), marked in the list
         self.marked_region: str | None = None
@@ -54,30 +58,51 @@ class EvaluationPane(VerticalScroll, can_focus=True):
         return f"{self._totals.render()}\n{self._regions.render()}"
 
     def _say(self, text: str) -> None:
-        self._result = None
-        self._totals.update(plain(text))
-        self._regions.update("")
+        self._result = self._previous = None
+        self.border_subtitle = ""
+        self._totals.show(plain(text))
+        self._regions.show("")
 
     def show_running(self) -> None:
-        self._say("evaluating… (the simulator runs in the background; x cancels)")
+        """The evaluation of a new sketch has started. The figures before it stay until its own
+        arrive, dimmed, and the border says so: the pane keeps its lines and its height, so a
+        step neither moves the panes above it nor repaints the rows twice."""
+        previous = self._result or self._previous
+        if previous is None:
+            self._say("evaluating… (the simulator runs in the background; x cancels)")
+            return
+        self._result, self._previous = None, previous
+        self.border_subtitle = RUNNING
+        self._totals.show(self._totals_text(previous, dim=True))
 
     def show_cancelled(self) -> None:
         self._say("evaluation cancelled (v: evaluate again)")
+
+    def show_failed(self) -> None:
+        self._say("evaluation failed: the notification says why (v: evaluate again)")
 
     def show_no_simulator(self, what: str) -> None:
         self._say(f"a {what}: no simulator")
 
     def show_result(self, result: "Evaluation") -> None:
-        self._result = result
-        self._totals.update(block(
+        self._result, self._previous = result, None
+        self.border_subtitle = ""
+        self._totals.show(self._totals_text(result))
+        self._draw_regions()
+
+    @staticmethod
+    def _totals_text(result: "Evaluation", dim: bool = False) -> Text:
+        text = block(
             f"{figure(result.cycles)} sim. cycles in {len(result.regions)} region(s)"
             + (f" · {result.speedup:.2f}x over {result.baseline} ({figure(result.unfused_cycles)})"
                if result.speedup else "")
             + (f" · {result.completed_with_defaults} open hole(s) at their defaults"
                if result.completed_with_defaults else "")
             + f"\n{figure(result.flops)} FLOPs · {figure(result.bytes)} bytes · intensity {figure(result.intensity)} · "
-              f"{result.roofline} · check {result.check}"))
-        self._draw_regions()
+              f"{result.roofline} · check {result.check}")
+        if dim:
+            text.stylize("dim")
+        return text
 
     def mark_region(self, region: str | None) -> None:
         """Mark the selected hole's region (None: no region) and bring it into view."""
@@ -94,7 +119,7 @@ class EvaluationPane(VerticalScroll, can_focus=True):
         self._draw_regions()
 
     def _draw_regions(self) -> None:
-        result = self._result
+        result = self._result or self._previous
         if result is None:
             return
         rows = list(enumerate(result.regions, start=1))
@@ -118,6 +143,6 @@ class EvaluationPane(VerticalScroll, can_focus=True):
                 marked_line = line
             text.append_text(row)
             text.append("\n")
-        self._regions.update(text)
+        self._regions.show(text)
         if marked_line is not None:
             self.call_after_refresh(self.scroll_to, y=max(0, marked_line - 1), animate=False)

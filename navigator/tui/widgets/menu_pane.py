@@ -155,6 +155,13 @@ class MenuPane(DataTable):
         event.stop()
         self.post_message(self.OptionHighlighted())
 
+    def action_select_cursor(self) -> None:
+        """Enter: the highlighted option is chosen, told to the app at once (DataTable's own
+        enter repaints the row and sends RowSelected, a frame and a message before the step)."""
+        option = self.highlighted_option()
+        if option is not None:
+            self.post_message(self.OptionChosen(self.hole, option))
+
     @on(DataTable.RowSelected)
     def _row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

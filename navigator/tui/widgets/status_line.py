@@ -6,10 +6,10 @@ from __future__ import annotations
 import time
 from typing import Any, Iterable, Mapping
 
-from textual.widgets import Static
 from textual.worker import Worker
 
 from navigator.tui.safe_text import plain
+from navigator.tui.widgets.text_box import TextBox
 
 #: what each group of the app's workers is called here
 #: the frames of the spinner beside a strategy's or the model's elapsed time
@@ -18,9 +18,9 @@ _WORK_NAMES = {"hints": "cost hints", "evaluation": "evaluating", "simulation": 
                "model": "asking the model"}
 
 
-class StatusLine(Static):
+class StatusLine(TextBox):
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__("", markup=False, **kwargs)
+        super().__init__("", fixed_size=True, **kwargs)   # one line across the screen (navigator.tcss)
 
     def show(self, hole: int | None, state: str, sorted_by: str | None, filter_text: str,
              workers: Iterable[Worker], running: Mapping[str, tuple[str, float, str]] | None = None) -> None:
@@ -40,4 +40,4 @@ class StatusLine(Static):
             else:
                 busy.append(_WORK_NAMES[group] + "…")
         working = f" · working: {', '.join(busy)} (x cancels)" if busy else ""
-        self.update(plain(f"{selected}{state}{sort}{shown}{working}"))
+        super().show(plain(f"{selected}{state}{sort}{shown}{working}"))
