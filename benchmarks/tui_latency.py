@@ -18,8 +18,10 @@ session's lock while it runs, so a step's save does not take it again).
   gcn and <= 100 ms on transformer12.
 
 - resume (issue 24): the session filled by default (2,955 steps on transformer12), opened
-  again: the steps replayed, the first paint, the first evaluation, and `q` to the app's end.
-  Targets: first paint <= 2 s, first evaluation <= 5 s, quit <= 0.5 s.
+  again: the steps replayed, the first paint, the first evaluation, and `q` to the app's end;
+  then the same session cut to its first RESUMED_STEPS steps (the size the targets name: no
+  redo stack, as after a new step) and resumed the same way (`resume_1000`). Targets, for the
+  1,000 steps: first paint <= 2 s, first evaluation <= 5 s, quit <= 0.5 s.
 
     python benchmarks/tui_latency.py [--programs gcn,transformer12] [--presses 51] [--no-evaluate] [--no-resume]
 
@@ -48,6 +50,8 @@ from _util import emit, summary  # noqa: E402
 
 SIZE = (100, 30)
 KEYS = ("down", "enter", "u")
+#: the session size the resume targets are stated for
+RESUMED_STEPS = 1000
 
 
 async def measure(program: str, presses: int, evaluate: bool) -> dict:
@@ -99,19 +103,42 @@ async def _presses(app, navigation, presses: int, start: float, opened: float) -
             "pilot_ms": summary(pilot_times)}
 
 
+def cut_session(steps: int) -> int:
+    """Cut the session to about its first `steps` steps, as a user would: back to step
+    `steps - 1`, then the default of the first open hole (a new step clears the redo stack).
+    The steps it has now."""
+    from navigator.auto import get_strategy
+    from navigator.actions.fill import fill_hole
+    from navigator.workspace import open_workspace
+    from harness.tui_apps import SESSION
+
+    workspace = open_workspace(SESSION)
+    session = workspace.session
+    session.go_to(steps - 1)
+    fill_hole(workspace, session.sketch.lowest_hole().id, strategy=get_strategy("default"))   # saves
+    assert not session.redo_steps
+    return len(session.steps)
+
+
 async def resume(program: str) -> dict:
     """A session filled by default (`navigator fill ?0 --auto default --subtree`, in this
     process), then: opening it again (`resume_open_seconds`, the steps replayed), the first
     paint of a new app on it, its first evaluation (`first_evaluation_seconds`, from the app's
     start to the figures in the Evaluation pane), and `q` to the app's end (`quit_seconds`)."""
     from navigator.cli import main as cli
-    from navigator.tui.app import NavigatorApp
-    from navigator.tui.controller import Navigation
-    from harness.tui_apps import SESSION
 
     with contextlib.redirect_stdout(io.StringIO()):   # stdout is the JSON this script prints
         assert cli(["start", program, "--force"]) == 0
         assert cli(["fill", "?0", "--auto", "default", "--subtree"]) == 0
+    return await resume_again()
+
+
+async def resume_again() -> dict:
+    """The session there, resumed in a new app: see `resume`."""
+    from navigator.tui.app import NavigatorApp
+    from navigator.tui.controller import Navigation
+    from harness.tui_apps import SESSION
+
     start = time.perf_counter()
     with contextlib.ExitStack() as held:
         navigation, _ = Navigation.open_held(SESSION, None, held)
@@ -186,6 +213,9 @@ def main() -> int:
                 results[program] = asyncio.run(measure(program, args.presses, not args.no_evaluate))
                 if not args.no_resume:
                     results[program]["resume"] = asyncio.run(resume(program))
+                    if results[program]["resume"]["steps"] > RESUMED_STEPS:
+                        cut_session(RESUMED_STEPS)
+                        results[program]["resume_1000"] = asyncio.run(resume_again())
             finally:
                 os.chdir(here)
     emit({"programs": results, "size": list(SIZE), "targets": {"startup_seconds_gcn": 1.5,
