@@ -103,10 +103,9 @@ async def _presses(app, navigation, presses: int, start: float, opened: float) -
             "pilot_ms": summary(pilot_times)}
 
 
-def cut_session(steps: int) -> int:
+def cut_session(steps: int) -> None:
     """Cut the session to about its first `steps` steps, as a user would: back to step
-    `steps - 1`, then the default of the first open hole (a new step clears the redo stack).
-    The steps it has now."""
+    `steps - 1`, then the default of the first open hole (a new step clears the redo stack)."""
     from navigator.auto import get_strategy
     from navigator.actions.fill import fill_hole
     from navigator.workspace import open_workspace
@@ -117,7 +116,6 @@ def cut_session(steps: int) -> int:
     session.go_to(steps - 1)
     fill_hole(workspace, session.sketch.lowest_hole().id, strategy=get_strategy("default"))   # saves
     assert not session.redo_steps
-    return len(session.steps)
 
 
 async def resume(program: str) -> dict:

@@ -37,7 +37,7 @@ class DetailsPane(VerticalScroll, can_focus=True):
     def show(self, navigation: "Navigation", hole: int | None, option_id: str | None) -> None:
         """The option's details; empty when there is no hole or no option to describe."""
         if hole is None or option_id is None:
-            self._text.show("")
+            self._text.set_text("")
             return
-        if self._text.show(block(navigation.details(hole, option_id))):   # the same option keeps its scroll
+        if self._text.set_text(block(navigation.details(hole, option_id))):   # the same option keeps its scroll
             self.scroll_home(animate=False)

@@ -60,8 +60,8 @@ class EvaluationPane(VerticalScroll, can_focus=True):
     def _say(self, text: str) -> None:
         self._result = self._previous = None
         self.border_subtitle = ""
-        self._totals.show(plain(text))
-        self._regions.show("")
+        self._totals.set_text(plain(text))
+        self._regions.set_text("")
 
     def show_running(self) -> None:
         """The evaluation of a new sketch has started. The figures before it stay until its own
@@ -73,7 +73,7 @@ class EvaluationPane(VerticalScroll, can_focus=True):
             return
         self._result, self._previous = None, previous
         self.border_subtitle = RUNNING
-        self._totals.show(self._totals_text(previous, dim=True))
+        self._totals.set_text(self._totals_text(previous, dim=True))
 
     def show_cancelled(self) -> None:
         self._say("evaluation cancelled (v: evaluate again)")
@@ -87,7 +87,7 @@ class EvaluationPane(VerticalScroll, can_focus=True):
     def show_result(self, result: "Evaluation") -> None:
         self._result, self._previous = result, None
         self.border_subtitle = ""
-        self._totals.show(self._totals_text(result))
+        self._totals.set_text(self._totals_text(result))
         self._draw_regions()
 
     @staticmethod
@@ -143,6 +143,6 @@ class EvaluationPane(VerticalScroll, can_focus=True):
                 marked_line = line
             text.append_text(row)
             text.append("\n")
-        self._regions.show(text)
+        self._regions.set_text(text)
         if marked_line is not None:
             self.call_after_refresh(self.scroll_to, y=max(0, marked_line - 1), animate=False)

@@ -163,6 +163,6 @@ class MenuPane(DataTable):
             self.post_message(self.OptionChosen(self.hole, option))
 
     @on(DataTable.RowSelected)
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
+    def _row_selected(self, event: DataTable.RowSelected) -> None:   # a click on the cursor's row
         event.stop()
         self.post_message(self.OptionChosen(self.hole, event.row_key.value))

@@ -40,4 +40,4 @@ class StatusLine(TextBox):
             else:
                 busy.append(_WORK_NAMES[group] + "…")
         working = f" · working: {', '.join(busy)} (x cancels)" if busy else ""
-        super().show(plain(f"{selected}{state}{sort}{shown}{working}"))
+        self.set_text(plain(f"{selected}{state}{sort}{shown}{working}"))

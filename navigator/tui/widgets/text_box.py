@@ -23,7 +23,7 @@ class TextBox(Static):
         """The text shown, as given (with its styles)."""
         return self._shown
 
-    def show(self, text: Text | str) -> bool:
+    def set_text(self, text: Text | str) -> bool:
         """Show `text`; whether it differs from what was shown (only then is it repainted)."""
         if type(text) is type(self._shown) and text == self._shown:
             return False

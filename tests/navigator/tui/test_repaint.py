@@ -27,9 +27,9 @@ def test_a_text_box_repaints_only_when_its_text_changes():
             updates: list[object] = []
             update = box.update
             box.update = lambda text, **kwargs: (updates.append(text), update(text, **kwargs))
-            assert box.show("first") is False and updates == []
-            assert box.show("second") is True and updates == ["second"]
-            assert box.show("second") is False and updates == ["second"]
+            assert box.set_text("first") is False and updates == []
+            assert box.set_text("second") is True and updates == ["second"]
+            assert box.set_text("second") is False and updates == ["second"]
             await pilot.pause()
             assert str(box.render()) == "second"
 
